@@ -1,0 +1,144 @@
+/* Local metric frame and geodesics through PROJ. See cshims.h for the contract of each function. */
+#include "cshims.h"
+
+#include <geodesic.h>
+#include <math.h>
+#include <proj.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rsc_frame {
+    PJ_CONTEXT *ctx;
+    PJ *pj;
+};
+
+static void rsc_set_err(char *err, size_t errlen, const char *msg) {
+    if (err && errlen > 0) {
+        snprintf(err, errlen, "%s", msg);
+    }
+}
+
+rsc_frame *rsc_frame_create(double lat0, double lon0, char *err, size_t errlen) {
+    if (!isfinite(lat0) || !isfinite(lon0) || fabs(lat0) > 90.0 || fabs(lon0) > 180.0) {
+        rsc_set_err(err, errlen, "frame centre is not a valid latitude/longitude");
+        return NULL;
+    }
+    rsc_frame *frame = calloc(1, sizeof *frame);
+    if (!frame) {
+        rsc_set_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    frame->ctx = proj_context_create();
+    if (!frame->ctx) {
+        free(frame);
+        rsc_set_err(err, errlen, "proj_context_create failed");
+        return NULL;
+    }
+    proj_log_level(frame->ctx, PJ_LOG_NONE);
+    /* A pipeline needs no proj.db: degrees in (lon, lat order), metres out. */
+    char def[256];
+    snprintf(def, sizeof def,
+             "+proj=pipeline +step +proj=unitconvert +xy_in=deg +xy_out=rad "
+             "+step +proj=tmerc +lat_0=%.9f +lon_0=%.9f +k=1 +x_0=0 +y_0=0 +ellps=WGS84",
+             lat0, lon0);
+    frame->pj = proj_create(frame->ctx, def);
+    if (!frame->pj) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "PROJ could not create the local frame: %s",
+                 proj_context_errno_string(frame->ctx, proj_context_errno(frame->ctx)));
+        rsc_set_err(err, errlen, msg);
+        proj_context_destroy(frame->ctx);
+        free(frame);
+        return NULL;
+    }
+    return frame;
+}
+
+rsc_frame *rsc_frame_clone(const rsc_frame *frame) {
+    if (!frame) return NULL;
+    rsc_frame *copy = calloc(1, sizeof *copy);
+    if (!copy) return NULL;
+    copy->ctx = proj_context_create();
+    if (!copy->ctx) {
+        free(copy);
+        return NULL;
+    }
+    proj_log_level(copy->ctx, PJ_LOG_NONE);
+    copy->pj = proj_clone(copy->ctx, frame->pj);
+    if (!copy->pj) {
+        proj_context_destroy(copy->ctx);
+        free(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+void rsc_frame_destroy(rsc_frame *frame) {
+    if (!frame) return;
+    proj_destroy(frame->pj);
+    proj_context_destroy(frame->ctx);
+    free(frame);
+}
+
+static int rsc_frame_trans(rsc_frame *frame, PJ_DIRECTION dir, const double *in_a, const double *in_b, double *out_a,
+                           double *out_b, size_t n) {
+    if (!frame || (n > 0 && (!in_a || !in_b || !out_a || !out_b))) return RSC_EINVAL;
+    if (n == 0) return RSC_OK;
+    if (out_a != in_a) memcpy(out_a, in_a, n * sizeof(double));
+    if (out_b != in_b) memcpy(out_b, in_b, n * sizeof(double));
+    proj_errno_reset(frame->pj);
+    size_t done = proj_trans_generic(frame->pj, dir, out_a, sizeof(double), n, out_b, sizeof(double), n, NULL, 0, 0,
+                                     NULL, 0, 0);
+    if (done != n || proj_errno(frame->pj) != 0) {
+        proj_errno_reset(frame->pj);
+        return RSC_EPROJ;
+    }
+    return RSC_OK;
+}
+
+int rsc_frame_forward(rsc_frame *frame, const double *lat, const double *lon, double *x, double *y, size_t n) {
+    /* The pipeline takes (lon, lat) and gives (x, y). */
+    return rsc_frame_trans(frame, PJ_FWD, lon, lat, x, y, n);
+}
+
+int rsc_frame_inverse(rsc_frame *frame, const double *x, const double *y, double *lat, double *lon, size_t n) {
+    return rsc_frame_trans(frame, PJ_INV, x, y, lon, lat, n);
+}
+
+/* WGS84, initialised once; geod_geodesic is read-only after geod_init and safe to share. */
+static struct geod_geodesic rsc_wgs84;
+static int rsc_wgs84_ready = 0;
+
+static const struct geod_geodesic *rsc_geod(void) {
+    if (!__atomic_load_n(&rsc_wgs84_ready, __ATOMIC_ACQUIRE)) {
+        struct geod_geodesic g;
+        geod_init(&g, 6378137.0, 1.0 / 298.257223563);
+        /* Idempotent: racing initialisers write identical bytes. */
+        rsc_wgs84 = g;
+        __atomic_store_n(&rsc_wgs84_ready, 1, __ATOMIC_RELEASE);
+    }
+    return &rsc_wgs84;
+}
+
+void rsc_geod_inverse(double lat1, double lon1, double lat2, double lon2, double *distance, double *azimuth1,
+                      double *azimuth2) {
+    double s12 = NAN, azi1 = NAN, azi2 = NAN;
+    if (isfinite(lat1) && isfinite(lon1) && isfinite(lat2) && isfinite(lon2)) {
+        geod_inverse(rsc_geod(), lat1, lon1, lat2, lon2, &s12, &azi1, &azi2);
+        if (azi1 < 0) azi1 += 360.0;
+        if (azi2 < 0) azi2 += 360.0;
+    }
+    if (distance) *distance = s12;
+    if (azimuth1) *azimuth1 = azi1;
+    if (azimuth2) *azimuth2 = azi2;
+}
+
+void rsc_geod_direct(double lat1, double lon1, double azimuth, double distance, double *lat2, double *lon2) {
+    double la = NAN, lo = NAN;
+    if (isfinite(lat1) && isfinite(lon1) && isfinite(azimuth) && isfinite(distance)) {
+        geod_direct(rsc_geod(), lat1, lon1, azimuth, distance, &la, &lo, NULL);
+    }
+    if (lat2) *lat2 = la;
+    if (lon2) *lon2 = lo;
+}

@@ -1,0 +1,367 @@
+/* Segment index over GEOS's STRtree, with a per-cell cache of STRtree query results, and the per-fix snapping
+ * loop. See cshims.h for the contract of each function. */
+#include "cshims.h"
+
+#include <geos_c.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Cells beyond this many disable growth of the cache resolution (cell size grows instead). */
+#define RSC_MAX_CACHE_CELLS (4u * 1024u * 1024u)
+
+struct rsc_index {
+    size_t n;
+    double *ax, *ay, *bx, *by, *len, *offset, *bearing;
+    int32_t *edge;
+    int8_t *edge_direction;
+    size_t edge_count;
+    GEOSContextHandle_t ctx; /* context that built (and will free) the tree */
+    GEOSSTRtree *tree;
+    /* Cell cache: grid over the segments' envelope expanded by cache_radius. */
+    double cache_radius, cell, gx0, gy0;
+    size_t nx, ny;
+    uint32_t *cell_start; /* nx*ny + 1 entries */
+    int32_t *cell_items;  /* segment indices, ascending within a cell */
+    size_t nonempty_cells;
+};
+
+struct rsc_query {
+    const rsc_index *index;
+    GEOSContextHandle_t ctx;
+    int32_t *hits;
+    size_t hit_count, hit_cap;
+    int failed;
+    rsc_candidate *scratch;
+    int scratch_cap;
+};
+
+static void rsc_geos_silent(const char *fmt, ...) { (void)fmt; }
+
+static void rsc_index_free_arrays(rsc_index *ix) {
+    free(ix->ax); free(ix->ay); free(ix->bx); free(ix->by); free(ix->len); free(ix->offset); free(ix->bearing);
+    free(ix->edge); free(ix->edge_direction); free(ix->cell_start); free(ix->cell_items);
+}
+
+static double rsc_bearing(double dx, double dy) {
+    double b = atan2(dx, dy) * (180.0 / M_PI);
+    if (b < 0) b += 360.0;
+    if (b >= 360.0) b -= 360.0;
+    return b;
+}
+
+typedef struct {
+    int32_t *items;
+    size_t count, cap;
+    int failed;
+} rsc_hitlist;
+
+static void rsc_collect(void *item, void *userdata) {
+    rsc_hitlist *h = userdata;
+    if (h->failed) return;
+    if (h->count == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 64;
+        int32_t *grown = realloc(h->items, cap * sizeof *grown);
+        if (!grown) { h->failed = 1; return; }
+        h->items = grown;
+        h->cap = cap;
+    }
+    h->items[h->count++] = (int32_t)((uintptr_t)item - 1);
+}
+
+static int rsc_cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Queries `tree` for envelopes intersecting the box; appends segment indices (unsorted) to h. */
+static int rsc_tree_query(GEOSContextHandle_t ctx, GEOSSTRtree *tree, double x0, double y0, double x1, double y1,
+                          rsc_hitlist *h) {
+    GEOSGeometry *box = GEOSGeom_createRectangle_r(ctx, x0, y0, x1, y1);
+    if (!box) return RSC_EGEOS;
+    GEOSSTRtree_query_r(ctx, tree, box, rsc_collect, h);
+    GEOSGeom_destroy_r(ctx, box);
+    return h->failed ? RSC_ENOMEM : RSC_OK;
+}
+
+static void rsc_err(char *err, size_t errlen, const char *msg) {
+    if (err && errlen) snprintf(err, errlen, "%s", msg);
+}
+
+rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx, const double *by,
+                            const int32_t *edge, const double *offset, size_t n, const int8_t *edge_direction,
+                            size_t edge_count, double cache_radius, char *err, size_t errlen) {
+    if (n == 0 || !ax || !ay || !bx || !by || !edge || !offset || !edge_direction || !(cache_radius > 0) ||
+        n > INT32_MAX - 1) {
+        rsc_err(err, errlen, "segment index needs at least one segment and a positive cache radius");
+        return NULL;
+    }
+    rsc_index *ix = calloc(1, sizeof *ix);
+    if (!ix) { rsc_err(err, errlen, "out of memory"); return NULL; }
+    ix->n = n;
+    ix->edge_count = edge_count;
+    size_t bytes = n * sizeof(double);
+    ix->ax = malloc(bytes); ix->ay = malloc(bytes); ix->bx = malloc(bytes); ix->by = malloc(bytes);
+    ix->len = malloc(bytes); ix->offset = malloc(bytes); ix->bearing = malloc(bytes);
+    ix->edge = malloc(n * sizeof(int32_t));
+    ix->edge_direction = malloc(edge_count ? edge_count : 1);
+    if (!ix->ax || !ix->ay || !ix->bx || !ix->by || !ix->len || !ix->offset || !ix->bearing || !ix->edge ||
+        !ix->edge_direction) {
+        rsc_index_free_arrays(ix); free(ix);
+        rsc_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    memcpy(ix->ax, ax, bytes); memcpy(ix->ay, ay, bytes); memcpy(ix->bx, bx, bytes); memcpy(ix->by, by, bytes);
+    memcpy(ix->offset, offset, bytes); memcpy(ix->edge, edge, n * sizeof(int32_t));
+    memcpy(ix->edge_direction, edge_direction, edge_count);
+    double minx = INFINITY, miny = INFINITY, maxx = -INFINITY, maxy = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(ax[i]) || !isfinite(ay[i]) || !isfinite(bx[i]) || !isfinite(by[i]) || edge[i] < 0 ||
+            (size_t)edge[i] >= edge_count) {
+            rsc_index_free_arrays(ix); free(ix);
+            rsc_err(err, errlen, "segment with a non-finite coordinate or an edge out of range");
+            return NULL;
+        }
+        double dx = bx[i] - ax[i], dy = by[i] - ay[i];
+        ix->len[i] = sqrt(dx * dx + dy * dy);
+        ix->bearing[i] = rsc_bearing(dx, dy);
+        minx = fmin(minx, fmin(ax[i], bx[i])); maxx = fmax(maxx, fmax(ax[i], bx[i]));
+        miny = fmin(miny, fmin(ay[i], by[i])); maxy = fmax(maxy, fmax(ay[i], by[i]));
+    }
+    ix->ctx = GEOS_init_r();
+    if (!ix->ctx) { rsc_index_free_arrays(ix); free(ix); rsc_err(err, errlen, "GEOS_init_r failed"); return NULL; }
+    GEOSContext_setErrorHandler_r(ix->ctx, rsc_geos_silent);
+    GEOSContext_setNoticeHandler_r(ix->ctx, rsc_geos_silent);
+    ix->tree = GEOSSTRtree_create_r(ix->ctx, 10);
+    if (!ix->tree) { rsc_index_destroy(ix); rsc_err(err, errlen, "GEOSSTRtree_create_r failed"); return NULL; }
+    for (size_t i = 0; i < n; i++) {
+        GEOSGeometry *env = GEOSGeom_createRectangle_r(ix->ctx, fmin(ax[i], bx[i]), fmin(ay[i], by[i]),
+                                                       fmax(ax[i], bx[i]), fmax(ay[i], by[i]));
+        if (!env) { rsc_index_destroy(ix); rsc_err(err, errlen, "GEOS could not make a segment envelope"); return NULL; }
+        /* The tree keeps the envelope by value and the item pointer; the geometry may go. */
+        GEOSSTRtree_insert_r(ix->ctx, ix->tree, env, (void *)(uintptr_t)(i + 1));
+        GEOSGeom_destroy_r(ix->ctx, env);
+    }
+    /* Cell cache, filled from STRtree queries (the first query also builds the tree before any sharing). */
+    ix->cache_radius = cache_radius;
+    double gx0 = minx - cache_radius, gy0 = miny - cache_radius;
+    double w = (maxx + cache_radius) - gx0, h = (maxy + cache_radius) - gy0;
+    double cell = cache_radius;
+    while ((ceil(w / cell) * ceil(h / cell)) > (double)RSC_MAX_CACHE_CELLS) cell *= 1.5;
+    ix->cell = cell; ix->gx0 = gx0; ix->gy0 = gy0;
+    ix->nx = (size_t)ceil(w / cell); if (ix->nx == 0) ix->nx = 1;
+    ix->ny = (size_t)ceil(h / cell); if (ix->ny == 0) ix->ny = 1;
+    size_t cells = ix->nx * ix->ny;
+    ix->cell_start = malloc((cells + 1) * sizeof(uint32_t));
+    size_t items_cap = n * 4 + 64, items_n = 0;
+    ix->cell_items = malloc(items_cap * sizeof(int32_t));
+    rsc_hitlist hl = {0};
+    if (!ix->cell_start || !ix->cell_items) { rsc_index_destroy(ix); rsc_err(err, errlen, "out of memory"); return NULL; }
+    for (size_t cy = 0; cy < ix->ny; cy++) {
+        for (size_t cx = 0; cx < ix->nx; cx++) {
+            size_t c = cy * ix->nx + cx;
+            ix->cell_start[c] = (uint32_t)items_n;
+            double x0 = gx0 + cx * cell, y0 = gy0 + cy * cell;
+            hl.count = 0;
+            if (rsc_tree_query(ix->ctx, ix->tree, x0 - cache_radius, y0 - cache_radius, x0 + cell + cache_radius,
+                               y0 + cell + cache_radius, &hl) != RSC_OK) {
+                free(hl.items); rsc_index_destroy(ix); rsc_err(err, errlen, "GEOS STRtree query failed"); return NULL;
+            }
+            if (hl.count == 0) continue;
+            qsort(hl.items, hl.count, sizeof(int32_t), rsc_cmp_i32);
+            if (items_n + hl.count > items_cap || items_n + hl.count > UINT32_MAX) {
+                while (items_n + hl.count > items_cap) items_cap *= 2;
+                int32_t *grown = items_n + hl.count > UINT32_MAX ? NULL : realloc(ix->cell_items, items_cap * sizeof(int32_t));
+                if (!grown) { free(hl.items); rsc_index_destroy(ix); rsc_err(err, errlen, "cell cache too large"); return NULL; }
+                ix->cell_items = grown;
+            }
+            memcpy(ix->cell_items + items_n, hl.items, hl.count * sizeof(int32_t));
+            items_n += hl.count;
+            ix->nonempty_cells++;
+        }
+    }
+    ix->cell_start[cells] = (uint32_t)items_n;
+    free(hl.items);
+    return ix;
+}
+
+void rsc_index_destroy(rsc_index *ix) {
+    if (!ix) return;
+    if (ix->tree) GEOSSTRtree_destroy_r(ix->ctx, ix->tree);
+    if (ix->ctx) GEOS_finish_r(ix->ctx);
+    rsc_index_free_arrays(ix);
+    free(ix);
+}
+
+size_t rsc_index_segment_count(const rsc_index *ix) { return ix ? ix->n : 0; }
+size_t rsc_index_cache_cells(const rsc_index *ix) { return ix ? ix->nonempty_cells : 0; }
+
+rsc_query *rsc_query_create(const rsc_index *index) {
+    if (!index) return NULL;
+    rsc_query *q = calloc(1, sizeof *q);
+    if (!q) return NULL;
+    q->index = index;
+    q->ctx = GEOS_init_r();
+    if (!q->ctx) { free(q); return NULL; }
+    GEOSContext_setErrorHandler_r(q->ctx, rsc_geos_silent);
+    GEOSContext_setNoticeHandler_r(q->ctx, rsc_geos_silent);
+    q->scratch_cap = 256;
+    q->scratch = malloc((size_t)q->scratch_cap * sizeof(rsc_candidate));
+    if (!q->scratch) { GEOS_finish_r(q->ctx); free(q); return NULL; }
+    return q;
+}
+
+void rsc_query_destroy(rsc_query *q) {
+    if (!q) return;
+    GEOS_finish_r(q->ctx);
+    free(q->hits);
+    free(q->scratch);
+    free(q);
+}
+
+/* Nearest point of segment i to (x, y). */
+static inline void rsc_foot(const rsc_index *ix, int32_t i, double x, double y, rsc_candidate *c) {
+    double ax = ix->ax[i], ay = ix->ay[i], dx = ix->bx[i] - ax, dy = ix->by[i] - ay;
+    double l2 = dx * dx + dy * dy, t = 0.0;
+    if (l2 > 0) {
+        t = ((x - ax) * dx + (y - ay) * dy) / l2;
+        t = t < 0 ? 0 : (t > 1 ? 1 : t);
+    }
+    double fx = ax + t * dx, fy = ay + t * dy;
+    c->edge = ix->edge[i];
+    c->segment = i;
+    c->x = fx;
+    c->y = fy;
+    c->distance = sqrt((x - fx) * (x - fx) + (y - fy) * (y - fy));
+    c->offset = ix->offset[i] + t * ix->len[i];
+    c->bearing = ix->bearing[i];
+}
+
+static inline int rsc_before(const rsc_candidate *a, const rsc_candidate *b) {
+    return a->distance < b->distance || (a->distance == b->distance && a->edge < b->edge);
+}
+
+/* Adds candidate c (one edge's nearest so far) into the sorted top-`capacity` list out[0..*count). */
+static inline void rsc_push(rsc_candidate *out, int *count, int capacity, const rsc_candidate *c) {
+    int n = *count;
+    if (n == capacity) {
+        if (!rsc_before(c, &out[n - 1])) return;
+        n--;
+    }
+    int i = n;
+    while (i > 0 && rsc_before(c, &out[i - 1])) {
+        out[i] = out[i - 1];
+        i--;
+    }
+    out[i] = *c;
+    *count = n + 1;
+}
+
+/* Scans ascending segment indices, keeping each edge's nearest segment within radius. */
+static int rsc_scan(const rsc_index *ix, const int32_t *items, size_t count, double x, double y, double radius,
+                    rsc_candidate *out, int capacity) {
+    int n = 0;
+    rsc_candidate best, c;
+    int32_t cur_edge = -1;
+    int have = 0;
+    double r2 = radius * radius;
+    for (size_t k = 0; k < count; k++) {
+        int32_t i = items ? items[k] : (int32_t)k;
+        /* Cheap envelope reject before the exact foot point. */
+        double ex0 = ix->ax[i] < ix->bx[i] ? ix->ax[i] : ix->bx[i], ex1 = ix->ax[i] < ix->bx[i] ? ix->bx[i] : ix->ax[i];
+        double ey0 = ix->ay[i] < ix->by[i] ? ix->ay[i] : ix->by[i], ey1 = ix->ay[i] < ix->by[i] ? ix->by[i] : ix->ay[i];
+        double ddx = x < ex0 ? ex0 - x : (x > ex1 ? x - ex1 : 0), ddy = y < ey0 ? ey0 - y : (y > ey1 ? y - ey1 : 0);
+        if (ddx * ddx + ddy * ddy > r2) continue;
+        rsc_foot(ix, i, x, y, &c);
+        if (c.distance > radius) continue;
+        if (have && c.edge == cur_edge) {
+            if (c.distance < best.distance) best = c;
+            continue;
+        }
+        if (have) rsc_push(out, &n, capacity, &best);
+        best = c;
+        cur_edge = c.edge;
+        have = 1;
+    }
+    if (have) rsc_push(out, &n, capacity, &best);
+    return n;
+}
+
+int rsc_query_candidates(rsc_query *q, double x, double y, double radius, int use_cache, rsc_candidate *out,
+                         int capacity) {
+    if (!q || !out || capacity <= 0 || !(radius >= 0) || !isfinite(x) || !isfinite(y)) return RSC_EINVAL;
+    const rsc_index *ix = q->index;
+    if (use_cache && radius <= ix->cache_radius) {
+        double fx = (x - ix->gx0) / ix->cell, fy = (y - ix->gy0) / ix->cell;
+        if (fx < 0 || fy < 0 || fx >= (double)ix->nx || fy >= (double)ix->ny) return 0;
+        size_t c = (size_t)fy * ix->nx + (size_t)fx;
+        uint32_t s = ix->cell_start[c], e = ix->cell_start[c + 1];
+        return rsc_scan(ix, ix->cell_items + s, e - s, x, y, radius, out, capacity);
+    }
+    rsc_hitlist h = {q->hits, 0, q->hit_cap, 0};
+    int rc = rsc_tree_query(q->ctx, ix->tree, x - radius, y - radius, x + radius, y + radius, &h);
+    q->hits = h.items;
+    q->hit_cap = h.cap;
+    if (rc != RSC_OK) return rc;
+    qsort(h.items, h.count, sizeof(int32_t), rsc_cmp_i32);
+    return rsc_scan(ix, h.items, h.count, x, y, radius, out, capacity);
+}
+
+int rsc_query_candidates_brute(rsc_query *q, double x, double y, double radius, rsc_candidate *out, int capacity) {
+    if (!q || !out || capacity <= 0 || !(radius >= 0) || !isfinite(x) || !isfinite(y)) return RSC_EINVAL;
+    return rsc_scan(q->index, NULL, q->index->n, x, y, radius, out, capacity);
+}
+
+/* Metres of penalty per degree between the fix's course and the road's direction of travel. */
+#define RSC_HEADING_PENALTY_PER_DEGREE 0.2
+/* Penalty for a candidate that would mean driving against a one-way edge. */
+#define RSC_WRONG_WAY_PENALTY 1000.0
+
+int rsc_choose_candidate(const rsc_index *ix, const rsc_candidate *cands, int count, double course) {
+    if (!ix || !cands || count <= 0) return -1;
+    int best = -1;
+    double best_cost = INFINITY;
+    int have_course = isfinite(course);
+    for (int k = 0; k < count; k++) {
+        double cost = cands[k].distance;
+        if (have_course) {
+            double diff = fabs(fmod(course - cands[k].bearing + 540.0, 360.0) - 180.0); /* 0..180 to forward */
+            int dir = (cands[k].edge >= 0 && (size_t)cands[k].edge < ix->edge_count) ? ix->edge_direction[cands[k].edge] : 0;
+            if (dir == 0) {
+                cost += RSC_HEADING_PENALTY_PER_DEGREE * (diff < 90 ? diff : 180 - diff);
+            } else {
+                double along = dir > 0 ? diff : 180 - diff;
+                cost += RSC_HEADING_PENALTY_PER_DEGREE * along + (along > 90 ? RSC_WRONG_WAY_PENALTY : 0);
+            }
+        }
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = k;
+        }
+    }
+    return best;
+}
+
+int rsc_query_snap_batch(rsc_query *q, const double *x, const double *y, const double *course, size_t n,
+                         double radius, rsc_candidate *out) {
+    if (!q || (n > 0 && (!x || !y || !out)) || !(radius >= 0)) return RSC_EINVAL;
+    int snapped = 0;
+    for (size_t i = 0; i < n; i++) {
+        int count = isfinite(x[i]) && isfinite(y[i])
+                        ? rsc_query_candidates(q, x[i], y[i], radius, 1, q->scratch, q->scratch_cap)
+                        : 0;
+        int k = count > 0 ? rsc_choose_candidate(q->index, q->scratch, count, course ? course[i] : NAN) : -1;
+        if (k >= 0) {
+            out[i] = q->scratch[k];
+            snapped++;
+        } else {
+            memset(&out[i], 0, sizeof out[i]);
+            out[i].edge = -1;
+            out[i].segment = -1;
+            out[i].distance = NAN;
+        }
+    }
+    return snapped;
+}

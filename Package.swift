@@ -1,0 +1,37 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "RoadSnap",
+    products: [
+        .executable(name: "roadsnap", targets: ["roadsnap"]),
+        .library(name: "RoadSnap", targets: ["RoadSnapCore", "RoadSnapFormats"]),
+    ],
+    targets: [
+        // C/C++ shim over GEOS, PROJ and libosmium. Every exported symbol is prefixed `rsc_`.
+        .target(
+            name: "CShims",
+            path: "CShims",
+            cSettings: [.define("GEOS_USE_ONLY_R_API")],
+            cxxSettings: [.define("GEOS_USE_ONLY_R_API")],
+            linkerSettings: [
+                .linkedLibrary("geos_c"), .linkedLibrary("proj"),
+                .linkedLibrary("z"), .linkedLibrary("bz2"), .linkedLibrary("expat"),
+                .linkedLibrary("pthread"), .linkedLibrary("stdc++"),
+            ]
+        ),
+        // The one Swift layer that owns C handles (final classes freeing in deinit).
+        .target(name: "RoadSnapBridge", dependencies: ["CShims"]),
+        // Pure Swift domain: road network, index, routing, matching, navigation. No Foundation.
+        .target(name: "RoadSnapCore", dependencies: ["RoadSnapBridge"]),
+        // File formats (tracks in, results out, GeoJSON networks); Foundation's JSON and XML live here.
+        .target(name: "RoadSnapFormats", dependencies: ["RoadSnapCore"]),
+        .executableTarget(name: "roadsnap", dependencies: ["RoadSnapCore", "RoadSnapFormats"]),
+        .executableTarget(name: "Benchmarks", dependencies: ["RoadSnapCore", "RoadSnapFormats"], path: "Benchmarks"),
+        .testTarget(name: "RoadSnapCoreTests", dependencies: ["RoadSnapCore", "RoadSnapFormats"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "RoadSnapFormatsTests", dependencies: ["RoadSnapFormats"],
+                    resources: [.copy("Fixtures")]),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,37 @@
+/// The one error type of RoadSnap: each case says what went wrong and what to fix.
+public enum RoadSnapError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A file could not be opened or read.
+    case unreadableFile(path: String, reason: String)
+    /// A map file is not a readable OSM or GeoJSON road network.
+    case invalidMap(path: String, reason: String)
+    /// A map was read but holds no road a car may drive on.
+    case noDrivableRoads(path: String)
+    /// A track file is malformed; `line` is 1-based where known.
+    case invalidTrack(path: String, line: Int?, reason: String)
+    /// One fix of a track is unusable (for example NaN or out-of-range coordinates); `index` is 0-based.
+    case invalidFix(index: Int, reason: String)
+    /// An argument or option is out of its valid range.
+    case invalidArgument(String)
+    /// PROJ failed to set up or apply a projection.
+    case projection(String)
+    /// GEOS failed to build or query an index.
+    case geometry(String)
+    /// Something that should not happen did; the message says where.
+    case internalError(String)
+
+    public var description: String {
+        switch self {
+        case let .unreadableFile(path, reason): return "\(path): cannot read file: \(reason)"
+        case let .invalidMap(path, reason): return "\(path): not a usable road map: \(reason)"
+        case let .noDrivableRoads(path): return "\(path): the map has no roads a car may drive on (check the extract covers roads)"
+        case let .invalidTrack(path, line, reason):
+            if let line { return "\(path):\(line): \(reason)" }
+            return "\(path): \(reason)"
+        case let .invalidFix(index, reason): return "fix \(index): \(reason)"
+        case let .invalidArgument(message): return "invalid argument: \(message)"
+        case let .projection(message): return "projection error (PROJ): \(message)"
+        case let .geometry(message): return "geometry error (GEOS): \(message)"
+        case let .internalError(message): return "internal error: \(message)"
+        }
+    }
+}

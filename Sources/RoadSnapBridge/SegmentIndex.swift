@@ -1,0 +1,140 @@
+import CShims
+
+/// Text of a NUL-terminated C error buffer.
+func messageFrom(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// How an edge may be travelled, relative to its geometry's direction.
+public enum TravelDirection: Int8, Hashable, Sendable {
+    case both = 0
+    case forward = 1
+    case backward = -1
+}
+
+/// One candidate road position for a fix: the nearest point of one edge within the search radius.
+public struct SnapCandidate: Hashable, Sendable {
+    /// Edge index in the network.
+    public var edge: Int
+    /// Foot point in the local metric frame.
+    public var point: LocalPoint
+    /// Metres from the fix to the foot point.
+    public var distance: Double
+    /// Metres from the edge's start to the foot point.
+    public var offset: Double
+    /// Road bearing at the foot point in the edge's forward direction, degrees clockwise from north.
+    public var bearing: Double
+
+    public init(edge: Int, point: LocalPoint, distance: Double, offset: Double, bearing: Double) {
+        self.edge = edge; self.point = point; self.distance = distance; self.offset = offset; self.bearing = bearing
+    }
+
+    init(_ c: rsc_candidate) {
+        self.init(edge: Int(c.edge), point: LocalPoint(x: c.x, y: c.y), distance: c.distance, offset: c.offset,
+                  bearing: c.bearing)
+    }
+}
+
+/// Owns an immutable GEOS STRtree over a network's edge segments (plus its per-cell cache of query results).
+/// Shareable between threads; each thread queries through its own `SegmentQuery`.
+public final class SegmentIndex: @unchecked Sendable {
+    let handle: OpaquePointer
+    /// The largest radius answered from the cell cache; larger radii query the STRtree directly.
+    public let cacheRadius: Double
+
+    /// Segment `i` runs from (ax[i], ay[i]) to (bx[i], by[i]) in metres, belongs to edge `edge[i]` and starts
+    /// `offset[i]` metres along it; one entry of `directions` per edge.
+    public init(ax: [Double], ay: [Double], bx: [Double], by: [Double], edge: [Int32], offset: [Double],
+                directions: [TravelDirection], cacheRadius: Double) throws(RoadSnapError)
+    {
+        let n = ax.count
+        guard ay.count == n, bx.count == n, by.count == n, edge.count == n, offset.count == n else {
+            throw .invalidArgument("segment arrays differ in length")
+        }
+        var err = [CChar](repeating: 0, count: 256)
+        let dirs = directions.map { $0.rawValue }
+        let h = rsc_index_create(ax, ay, bx, by, edge, offset, n, dirs, dirs.count, cacheRadius, &err, err.count)
+        guard let h else { throw .geometry(messageFrom(err)) }
+        handle = h
+        self.cacheRadius = cacheRadius
+    }
+
+    deinit { rsc_index_destroy(handle) }
+
+    /// Number of indexed segments.
+    public var segmentCount: Int { rsc_index_segment_count(handle) }
+    /// Number of non-empty cells in the query cache.
+    public var cachedCellCount: Int { rsc_index_cache_cells(handle) }
+}
+
+/// Owns one thread's query context on a `SegmentIndex` (its own GEOS context and scratch). Not thread-safe.
+public final class SegmentQuery {
+    let handle: OpaquePointer
+    /// The index queried; kept alive by this context.
+    public let index: SegmentIndex
+    private var buffer: [rsc_candidate]
+
+    public init(index: SegmentIndex, capacity: Int = 64) throws(RoadSnapError) {
+        guard let h = rsc_query_create(index.handle) else { throw .geometry("could not create a GEOS query context") }
+        handle = h
+        self.index = index
+        buffer = [rsc_candidate](repeating: rsc_candidate(), count: max(1, capacity))
+    }
+
+    deinit { rsc_query_destroy(handle) }
+
+    /// How a candidate search is answered.
+    public enum Method: Sendable { case cached, strtree, bruteForce }
+
+    /// Every edge within `radius` metres of `point`, one candidate per edge, nearest first (at most the capacity).
+    public func candidates(near point: LocalPoint, radius: Double, method: Method = .cached) -> [SnapCandidate] {
+        var result: [SnapCandidate] = []
+        forEachCandidate(near: point, radius: radius, method: method) { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` with each candidate near `point`, nearest first, without allocating an array.
+    public func forEachCandidate(near point: LocalPoint, radius: Double, method: Method = .cached,
+                                 _ body: (SnapCandidate) -> Void)
+    {
+        let cap = Int32(buffer.count)
+        let n = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
+            switch method {
+            case .cached: return rsc_query_candidates(handle, point.x, point.y, radius, 1, b.baseAddress, cap)
+            case .strtree: return rsc_query_candidates(handle, point.x, point.y, radius, 0, b.baseAddress, cap)
+            case .bruteForce: return rsc_query_candidates_brute(handle, point.x, point.y, radius, b.baseAddress, cap)
+            }
+        }
+        if n <= 0 { return }
+        for i in 0..<Int(n) { body(SnapCandidate(buffer[i])) }
+    }
+
+    /// The heading-aware best candidate for each fix (metres in the local frame; course in degrees or NaN).
+    /// Entries are nil where no edge lies within `radius`. No allocation per fix.
+    public func snapBatch(x: [Double], y: [Double], course: [Double]?, radius: Double,
+                          into out: inout [SnapCandidate?]) throws(RoadSnapError)
+    {
+        let n = min(x.count, y.count)
+        var raw = [rsc_candidate](repeating: rsc_candidate(), count: n)
+        let rc: Int32
+        if let course {
+            guard course.count >= n else { throw .invalidArgument("course array shorter than the fixes") }
+            rc = rsc_query_snap_batch(handle, x, y, course, n, radius, &raw)
+        } else {
+            rc = rsc_query_snap_batch(handle, x, y, nil, n, radius, &raw)
+        }
+        if rc < 0 { throw .geometry("batch snap failed with code \(rc)") }
+        out.removeAll(keepingCapacity: true)
+        for c in raw { out.append(c.edge >= 0 ? SnapCandidate(c) : nil) }
+    }
+
+    /// The index within `candidates` of the heading-aware choice for a fix with `course` (degrees, NaN unknown).
+    public func choose(among candidates: [SnapCandidate], course: Double) -> Int? {
+        let raw = candidates.map { c in
+            rsc_candidate(edge: Int32(c.edge), segment: -1, x: c.point.x, y: c.point.y, distance: c.distance,
+                          offset: c.offset, bearing: c.bearing)
+        }
+        let k = rsc_choose_candidate(index.handle, raw, Int32(raw.count), course)
+        return k >= 0 ? Int(k) : nil
+    }
+}

@@ -1,0 +1,95 @@
+@_exported import RoadSnapBridge
+
+/// A WGS84 position in degrees.
+public struct GeoCoordinate: Hashable, Sendable {
+    public var latitude: Double
+    public var longitude: Double
+
+    /// Checks that latitude is in [-90, 90] and longitude in [-180, 180].
+    public init(latitude: Double, longitude: Double) throws(RoadSnapError) {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else {
+            throw .invalidArgument("coordinate (\(latitude), \(longitude)) is not a valid latitude/longitude")
+        }
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// For values already known to be valid.
+    public init(uncheckedLatitude latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// Geodesic distance in metres to `other`.
+    public func distance(to other: GeoCoordinate) -> Double {
+        Geodesic.inverse(latitude1: latitude, longitude1: longitude, latitude2: other.latitude,
+                         longitude2: other.longitude).distance
+    }
+
+    /// Initial geodesic bearing to `other`, degrees clockwise from north.
+    public func bearing(to other: GeoCoordinate) -> Double {
+        Geodesic.inverse(latitude1: latitude, longitude1: longitude, latitude2: other.latitude,
+                         longitude2: other.longitude).initialAzimuth
+    }
+}
+
+/// A latitude/longitude box.
+public struct GeoBoundingBox: Hashable, Sendable {
+    public var minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double
+
+    public init(minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double) {
+        self.minLatitude = minLatitude; self.minLongitude = minLongitude
+        self.maxLatitude = maxLatitude; self.maxLongitude = maxLongitude
+    }
+
+    /// The smallest box holding every coordinate (nil when there is none).
+    public init?<S: Sequence>(covering coordinates: S) where S.Element == GeoCoordinate {
+        var it = coordinates.makeIterator()
+        guard let first = it.next() else { return nil }
+        var b = GeoBoundingBox(minLatitude: first.latitude, minLongitude: first.longitude,
+                               maxLatitude: first.latitude, maxLongitude: first.longitude)
+        while let c = it.next() {
+            b.minLatitude = min(b.minLatitude, c.latitude); b.maxLatitude = max(b.maxLatitude, c.latitude)
+            b.minLongitude = min(b.minLongitude, c.longitude); b.maxLongitude = max(b.maxLongitude, c.longitude)
+        }
+        self = b
+    }
+
+    public var center: GeoCoordinate {
+        GeoCoordinate(uncheckedLatitude: (minLatitude + maxLatitude) / 2, longitude: (minLongitude + maxLongitude) / 2)
+    }
+
+    public func contains(_ c: GeoCoordinate) -> Bool {
+        c.latitude >= minLatitude && c.latitude <= maxLatitude && c.longitude >= minLongitude && c.longitude <= maxLongitude
+    }
+}
+
+/// One GPS fix: position plus whatever the receiver reported. Times are seconds since 1970-01-01 UTC.
+public struct Fix: Hashable, Sendable {
+    public var coordinate: GeoCoordinate
+    /// Seconds since the Unix epoch (UTC), when known.
+    public var time: Double?
+    /// Course over ground, degrees clockwise from north, when known.
+    public var course: Double?
+    /// Speed over ground in m/s, when known.
+    public var speed: Double?
+    /// Altitude in metres, when known.
+    public var altitude: Double?
+    /// Horizontal accuracy (1 sigma, metres), when known.
+    public var horizontalAccuracy: Double?
+
+    public init(coordinate: GeoCoordinate, time: Double? = nil, course: Double? = nil, speed: Double? = nil,
+                altitude: Double? = nil, horizontalAccuracy: Double? = nil)
+    {
+        self.coordinate = coordinate; self.time = time; self.course = course; self.speed = speed
+        self.altitude = altitude; self.horizontalAccuracy = horizontalAccuracy
+    }
+}
+
+/// Smallest absolute difference between two bearings, degrees in [0, 180].
+@inlinable
+public func bearingDifference(_ a: Double, _ b: Double) -> Double {
+    var d = (a - b).truncatingRemainder(dividingBy: 360)
+    if d < 0 { d += 360 }
+    return d > 180 ? 360 - d : d
+}

@@ -1,0 +1,285 @@
+/// A road between two junctions: one piece of a way, with its geometry, direction and attributes.
+public struct RoadEdge: Hashable, Sendable {
+    /// The source way or feature; several edges share it when a way is split at junctions.
+    public var sourceID: EdgeSourceID
+    /// Graph node indices at the geometry's start and end.
+    public var fromNode: Int
+    public var toNode: Int
+    /// Geometry: `shape[shapeStart ..< shapeStart + shapeCount]` of the network (at least 2 points).
+    public var shapeStart: Int
+    public var shapeCount: Int
+    /// Length in metres (in the map's local metric frame, within a few ppm of the geodesic length for city maps).
+    public var length: Double
+    public var direction: TravelDirection
+    public var attributes: RoadAttributes
+
+    /// Whether the edge may be travelled in its geometry direction (`forward`) or against it.
+    @inlinable
+    public func allows(forward: Bool) -> Bool {
+        direction == .both || (forward ? direction == .forward : direction == .backward)
+    }
+
+    public var shapeRange: Range<Int> { shapeStart..<(shapeStart + shapeCount) }
+}
+
+/// A turn restriction at a junction: from one edge, through a node, onto another edge.
+public struct TurnRestriction: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable {
+        /// `no_*`: this turn is forbidden.
+        case prohibitive
+        /// `only_*`: from `fromEdge` at `viaNode`, this is the only turn allowed.
+        case mandatory
+    }
+    public var fromEdge: Int
+    public var viaNode: Int
+    public var toEdge: Int
+    public var kind: Kind
+    /// The OSM value, e.g. `no_left_turn`.
+    public var restriction: String
+
+    public init(fromEdge: Int, viaNode: Int, toEdge: Int, kind: Kind, restriction: String) {
+        self.fromEdge = fromEdge; self.viaNode = viaNode; self.toEdge = toEdge; self.kind = kind
+        self.restriction = restriction
+    }
+}
+
+/// A polyline road as read from a source, before splitting at junctions.
+public struct RoadWay: Hashable, Sendable {
+    public var sourceID: EdgeSourceID
+    public var coordinates: [GeoCoordinate]
+    /// Identity of each vertex for topology (OSM node ids); nil to join vertices by identical coordinates.
+    public var nodeKeys: [Int64]?
+    public var direction: TravelDirection
+    public var attributes: RoadAttributes
+
+    public init(sourceID: EdgeSourceID, coordinates: [GeoCoordinate], nodeKeys: [Int64]? = nil,
+                direction: TravelDirection, attributes: RoadAttributes)
+    {
+        self.sourceID = sourceID; self.coordinates = coordinates; self.nodeKeys = nodeKeys
+        self.direction = direction; self.attributes = attributes
+    }
+}
+
+/// A turn restriction as tagged on ways and a node, before it is resolved to edges.
+public struct WayTurnRestriction: Hashable, Sendable {
+    public var fromWay: Int64
+    public var viaNodeKey: Int64
+    public var toWay: Int64
+    public var restriction: String
+    public init(fromWay: Int64, viaNodeKey: Int64, toWay: Int64, restriction: String) {
+        self.fromWay = fromWay; self.viaNodeKey = viaNodeKey; self.toWay = toWay; self.restriction = restriction
+    }
+}
+
+/// An immutable, directed road network in one local metric frame, with its segment index. Thread-safe to share.
+public final class RoadNetwork: Sendable {
+    /// Junction and dead-end positions (graph nodes).
+    public let nodes: [GeoCoordinate]
+    /// OSM node id of each graph node (or a synthetic key for GeoJSON networks).
+    public let nodeKeys: [Int64]
+    /// Exit numbers tagged on motorway junction nodes, by graph node.
+    public let exitNumbers: [Int: String]
+    public let edges: [RoadEdge]
+    /// Every edge's geometry, concatenated (see `RoadEdge.shapeStart`).
+    public let shape: [GeoCoordinate]
+    /// `shape` projected into the local frame.
+    public let localShape: [LocalPoint]
+    public let turnRestrictions: [TurnRestriction]
+    public let bounds: GeoBoundingBox
+    /// Centre of the local transverse Mercator frame.
+    public let frameCenter: GeoCoordinate
+    /// Directed adjacency (arcs) for routing and matching.
+    public let graph: RoadGraph
+    /// The GEOS-backed segment index (cell cache radius `indexCacheRadius`).
+    public let index: SegmentIndex
+    /// Source file name, for messages.
+    public let sourceName: String
+
+    /// Default largest search radius served from the index's cell cache, metres.
+    public static let defaultIndexCacheRadius = 50.0
+
+    /// Builds a network from ways: splits them at shared vertices, projects, indexes, resolves restrictions.
+    public init(ways: [RoadWay], restrictions: [WayTurnRestriction] = [], exitRefs: [Int64: String] = [:],
+                sourceName: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius) throws(RoadSnapError)
+    {
+        let usable = ways.filter { $0.coordinates.count >= 2 }
+        guard let bounds = GeoBoundingBox(covering: usable.lazy.flatMap { $0.coordinates }) else {
+            throw .noDrivableRoads(path: sourceName)
+        }
+        self.bounds = bounds
+        self.sourceName = sourceName
+        frameCenter = bounds.center
+        let frame = try LocalFrame(centerLatitude: frameCenter.latitude, centerLongitude: frameCenter.longitude)
+
+        // Vertex identity: node keys when given, else the coordinate rounded to 1e-7 degrees.
+        func key(_ way: RoadWay, _ i: Int) -> Int64 {
+            if let keys = way.nodeKeys { return keys[i] }
+            let c = way.coordinates[i]
+            let la = Int64((c.latitude * 1e7).rounded()), lo = Int64((c.longitude * 1e7).rounded())
+            return (la << 32) ^ (lo & 0xffff_ffff) ^ Int64.min
+        }
+        var uses: [Int64: Int] = [:]
+        for way in usable {
+            for i in way.coordinates.indices {
+                let k = key(way, i)
+                // Ends always split; an interior vertex splits when used twice or more.
+                uses[k, default: 0] += (i == 0 || i == way.coordinates.count - 1) ? 2 : 1
+            }
+        }
+        var nodeOf: [Int64: Int] = [:]
+        var nodes: [GeoCoordinate] = []
+        var nodeKeys: [Int64] = []
+        func node(_ k: Int64, _ c: GeoCoordinate) -> Int {
+            if let n = nodeOf[k] { return n }
+            nodeOf[k] = nodes.count
+            nodes.append(c)
+            nodeKeys.append(k)
+            return nodes.count - 1
+        }
+        var edges: [RoadEdge] = []
+        var shape: [GeoCoordinate] = []
+        var edgesOfWay: [EdgeSourceID: [Int]] = [:]
+        for way in usable {
+            var startIndex = 0
+            var piece: [GeoCoordinate] = [way.coordinates[0]]
+            var lastKey = key(way, 0)
+            for i in 1..<way.coordinates.count {
+                let k = key(way, i)
+                if k == lastKey { continue }  // repeated vertex
+                lastKey = k
+                piece.append(way.coordinates[i])
+                let isEnd = i == way.coordinates.count - 1
+                if isEnd || (uses[k] ?? 0) >= 2 {
+                    let from = node(key(way, startIndex), way.coordinates[startIndex])
+                    let to = node(k, way.coordinates[i])
+                    edgesOfWay[way.sourceID, default: []].append(edges.count)
+                    edges.append(RoadEdge(sourceID: way.sourceID, fromNode: from, toNode: to, shapeStart: shape.count,
+                                          shapeCount: piece.count, length: 0, direction: way.direction,
+                                          attributes: way.attributes))
+                    shape.append(contentsOf: piece)
+                    piece = [way.coordinates[i]]
+                    startIndex = i
+                }
+            }
+        }
+        guard !edges.isEmpty else { throw .noDrivableRoads(path: sourceName) }
+
+        var xs: [Double] = [], ys: [Double] = []
+        frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys)
+        var localShape: [LocalPoint] = []
+        localShape.reserveCapacity(shape.count)
+        for i in shape.indices {
+            guard xs[i].isFinite, ys[i].isFinite else {
+                throw .projection("\(sourceName): vertex \(shape[i]) could not be projected")
+            }
+            localShape.append(LocalPoint(x: xs[i], y: ys[i]))
+        }
+        // Segments for the index, and edge lengths in the local frame.
+        var ax: [Double] = [], ay: [Double] = [], bx: [Double] = [], by: [Double] = []
+        var segEdge: [Int32] = [], segOffset: [Double] = []
+        for e in edges.indices {
+            var offset = 0.0
+            let r = edges[e].shapeRange
+            for i in r.lowerBound..<(r.upperBound - 1) {
+                let a = localShape[i], b = localShape[i + 1]
+                ax.append(a.x); ay.append(a.y); bx.append(b.x); by.append(b.y)
+                segEdge.append(Int32(e)); segOffset.append(offset)
+                offset += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            }
+            edges[e].length = offset
+        }
+        index = try SegmentIndex(ax: ax, ay: ay, bx: bx, by: by, edge: segEdge, offset: segOffset,
+                                 directions: edges.map(\.direction), cacheRadius: indexCacheRadius)
+
+        // Turn restrictions: from/to edges of the named ways that touch the via node.
+        var resolved: [TurnRestriction] = []
+        for r in restrictions {
+            guard let via = nodeOf[r.viaNodeKey] else { continue }
+            let kind: TurnRestriction.Kind
+            if r.restriction.hasPrefix("no_") { kind = .prohibitive }
+            else if r.restriction.hasPrefix("only_") { kind = .mandatory }
+            else { continue }
+            let touching = { (id: Int64) -> [Int] in
+                (edgesOfWay[.osmWay(id)] ?? []).filter { edges[$0].fromNode == via || edges[$0].toNode == via }
+            }
+            for f in touching(r.fromWay) {
+                for t in touching(r.toWay) {
+                    resolved.append(TurnRestriction(fromEdge: f, viaNode: via, toEdge: t, kind: kind,
+                                                    restriction: r.restriction))
+                }
+            }
+        }
+        var exits: [Int: String] = [:]
+        for (k, ref) in exitRefs { if let n = nodeOf[k] { exits[n] = ref } }
+
+        self.nodes = nodes
+        self.nodeKeys = nodeKeys
+        self.exitNumbers = exits
+        self.edges = edges
+        self.shape = shape
+        self.localShape = localShape
+        self.turnRestrictions = resolved
+        self.graph = RoadGraph(nodeCount: nodes.count, edges: edges, restrictions: resolved)
+    }
+
+    /// A new PROJ frame of this network (one per thread).
+    public func makeFrame() throws(RoadSnapError) -> LocalFrame {
+        try LocalFrame(centerLatitude: frameCenter.latitude, centerLongitude: frameCenter.longitude)
+    }
+
+    /// Local-frame geometry of edge `e`.
+    public func localGeometry(ofEdge e: Int) -> ArraySlice<LocalPoint> { localShape[edges[e].shapeRange] }
+
+    /// Geometry of edge `e`.
+    public func geometry(ofEdge e: Int) -> ArraySlice<GeoCoordinate> { shape[edges[e].shapeRange] }
+
+    /// The local-frame point `offset` metres along edge `e` (clamped to the edge).
+    public func localPoint(onEdge e: Int, offset: Double) -> LocalPoint {
+        let pts = localGeometry(ofEdge: e)
+        var remaining = max(0, offset)
+        var i = pts.startIndex
+        while i + 1 < pts.endIndex {
+            let a = pts[i], b = pts[i + 1]
+            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if remaining <= len, len > 0 {
+                let t = remaining / len
+                return LocalPoint(x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y))
+            }
+            remaining -= len
+            i += 1
+        }
+        return pts[pts.endIndex - 1]
+    }
+
+    /// Bearing (degrees) of edge `e` in its geometry direction at `offset` metres.
+    public func bearing(onEdge e: Int, offset: Double) -> Double {
+        let pts = localGeometry(ofEdge: e)
+        var remaining = max(0, offset)
+        var i = pts.startIndex
+        while i + 1 < pts.endIndex {
+            let a = pts[i], b = pts[i + 1]
+            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if remaining <= len || i + 2 == pts.endIndex {
+                return localBearing(from: a, to: b)
+            }
+            remaining -= len
+            i += 1
+        }
+        return 0
+    }
+
+    /// Total road length in kilometres per class.
+    public func kilometresByClass() -> [RoadClass: Double] {
+        var result: [RoadClass: Double] = [:]
+        for e in edges { result[e.attributes.roadClass, default: 0] += e.length / 1000 }
+        return result
+    }
+}
+
+/// Bearing from `a` to `b` in a local frame, degrees clockwise from grid north in [0, 360).
+@inlinable
+public func localBearing(from a: LocalPoint, to b: LocalPoint) -> Double {
+    var d = atan2Degrees(b.x - a.x, b.y - a.y)
+    if d < 0 { d += 360 }
+    return d
+}
