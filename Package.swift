@@ -28,10 +28,10 @@ let package = Package(
         .target(name: "RoadSnapFormats", dependencies: ["RoadSnapCore"]),
         .executableTarget(name: "roadsnap", dependencies: ["RoadSnapCore", "RoadSnapFormats"]),
         .executableTarget(name: "Benchmarks", dependencies: ["RoadSnapCore", "RoadSnapFormats"], path: "Benchmarks"),
+        // Fixtures are located through #filePath, not bundled as resources.
         .testTarget(name: "RoadSnapCoreTests", dependencies: ["RoadSnapCore", "RoadSnapFormats"],
-                    resources: [.copy("Fixtures")]),
-        .testTarget(name: "RoadSnapFormatsTests", dependencies: ["RoadSnapFormats"],
-                    resources: [.copy("Fixtures")]),
+                    exclude: ["Fixtures"]),
+        .testTarget(name: "RoadSnapFormatsTests", dependencies: ["RoadSnapFormats"], exclude: ["Fixtures"]),
     ],
     cxxLanguageStandard: .cxx17
 )

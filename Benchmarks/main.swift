@@ -1,1 +1,18 @@
-print("bench")
+// RoadSnap benchmarks. Run with `swift run -c release Benchmarks [snap|match|route|navigation ...]`
+// (no argument runs all). Each prints per-fix figures (fixes/s, median and p99 ns/fix) after a warm-up.
+import RoadSnapCore
+import RoadSnapFormats
+
+let suites: [(String, ([String]) throws -> Void)] = [
+    ("snap", SnapBenchmark.run),
+    ("match", MatchBenchmark.run),
+    ("route", RouteBenchmark.run),
+    ("navigation", NavigationBenchmark.run),
+]
+let requested = Array(CommandLine.arguments.dropFirst())
+let chosen = requested.isEmpty ? suites.map(\.0) : requested.filter { r in suites.contains { $0.0 == r } }
+for name in chosen {
+    guard let suite = suites.first(where: { $0.0 == name }) else { continue }
+    print("== \(name) ==")
+    do { try suite.1(requested) } catch { print("\(name) failed: \(error)") }
+}
