@@ -9,7 +9,7 @@ enum SnapCommand {
         let radius = try opts.double("radius", default: Snapper.defaultRadius)
         guard radius > 0 else { throw RoadSnapError.invalidArgument("--radius must be positive") }
         let formatName = opts.string("format") ?? "csv"
-        guard let format = SnapOutput.Format(rawValue: formatName) else {
+        guard let outputFormat = SnapOutput.Format(rawValue: formatName) else {
             throw RoadSnapError.invalidArgument("--format must be csv or geojson, got '\(formatName)'")
         }
         guard opts.positionals.count == 1, let trackPath = opts.positionals.first else {
@@ -22,7 +22,7 @@ enum SnapCommand {
         let t0 = monotonicSeconds()
         let results = try snapper.snap(track.fixes, radius: radius)
         let seconds = monotonicSeconds() - t0
-        let text = SnapOutput.render(track: track, results: results, network: network, format: format)
+        let text = SnapOutput.render(track: track, results: results, network: network, format: outputFormat)
         if let out = opts.string("out") {
             try AtomicFile.write(text, to: out)
         } else {
