@@ -39,6 +39,7 @@ let package = Package(
         // Fixtures are located through #filePath, not bundled as resources.
         .testTarget(name: "RoadSnapCoreTests", dependencies: ["RoadSnapCore", "RoadSnapFormats"],
                     exclude: ["Fixtures"]),
+        .testTarget(name: "RoadSnapCAPITests", dependencies: ["RoadSnapCAPI", "RoadSnapCHeader"]),
         .testTarget(name: "RoadSnapFormatsTests", dependencies: ["RoadSnapFormats"], exclude: ["Fixtures"]),
     ],
     cxxLanguageStandard: .cxx17

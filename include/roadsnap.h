@@ -69,6 +69,9 @@ const char *rs_status_name(rs_status status);
 const char *rs_version(void);
 /* The library's ABI version; equal to ROADSNAP_ABI_VERSION when header and library match. [thread-safe] */
 int32_t rs_abi_version(void);
+/* Number of handles of every kind currently open in this process (for leak checks in tests: a handle never
+ * closed keeps its object alive without looking like a leak to memory checkers). [thread-safe] */
+int64_t rs_open_handle_count(void);
 
 /* ---------------------------------------------------------------------------------------------------------------
  * Shared value types
@@ -138,6 +141,33 @@ rs_status rs_map_get_edge(const rs_map *map, int64_t edge, rs_edge_info *out_edg
  * 0) and RS_E_BUFFER_TOO_SMALL is returned; buf may be NULL when capacity is 0, to ask for the length. [thread-safe] */
 rs_status rs_map_edge_source_id(const rs_map *map, int64_t edge, char *buf, size_t capacity, size_t *out_length);
 rs_status rs_map_edge_name(const rs_map *map, int64_t edge, char *buf, size_t capacity, size_t *out_length);
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Tracks (recorded GPS files)
+ * --------------------------------------------------------------------------------------------------------------- */
+typedef struct rs_track rs_track;
+
+typedef struct rs_track_info {
+    int64_t fix_count;     /* usable fixes */
+    int64_t skipped_count; /* rows left out (NaN or out-of-range coordinates, bad checksums, unparsable values) */
+    int64_t segment_count; /* recorded segments (GPX trkseg); 1 for other formats */
+} rs_track_info;
+
+/* Reads a track: GPX 1.0/1.1, NMEA 0183 (RMC/GGA), CSV with a header row, or GeoJSON (format detected from the
+ * name and content). Unusable rows are skipped and counted; a file with no usable fix is an error. On success
+ * *out_track is a new handle to close with rs_track_close; on failure NULL. Errors: RS_E_NULL_ARGUMENT, RS_E_IO,
+ * RS_E_INVALID_TRACK. [thread-safe] A track is immutable: every rs_track_* call is [thread-safe]. */
+rs_status rs_track_open(const char *path, rs_track **out_track);
+
+/* Releases the handle. Errors: RS_E_INVALID_HANDLE. [thread-safe] */
+rs_status rs_track_close(rs_track *track);
+
+/* Counts of the track. [thread-safe] */
+rs_status rs_track_get_info(const rs_track *track, rs_track_info *out_info);
+
+/* Copies fixes first .. first+capacity-1 (fewer at the end of the track) into out; *out_count (may be NULL) gets
+ * the number copied. Errors: RS_E_INVALID_ARGUMENT when first > fix_count. [thread-safe] */
+rs_status rs_track_get_fixes(const rs_track *track, size_t first, rs_fix *out, size_t capacity, size_t *out_count);
 
 /* ---------------------------------------------------------------------------------------------------------------
  * Snapping a fix to the nearest road

@@ -96,7 +96,7 @@ final class HandleTable: Sendable {
         _ = try find(handle, kind, remove: true)
     }
 
-    /// Number of live handles (for tests of leaks through the C API).
+    /// Number of open handles (`rs_open_handle_count`).
     var liveCount: Int { state.withLock { s in s.entries.count - s.freeSlots.count } }
 
     private func find(_ handle: OpaquePointer?, _ kind: HandleKind, remove: Bool) throws(APIFailure) -> any HandleObject {

@@ -29,3 +29,6 @@ public func rs_status_name(_ status: rs_status) -> UnsafePointer<CChar>? {
     default: return cString("RS_E_UNKNOWN")
     }
 }
+
+@implementation @c
+public func rs_open_handle_count() -> Int64 { Int64(HandleTable.shared.liveCount) }

@@ -361,6 +361,7 @@ int main(int argc, char **argv) {
         return 2;
     }
 
+    CHECK(rs_open_handle_count() == 0);
     test_version();
     test_map_errors();
     rs_map *map = NULL;
@@ -377,6 +378,7 @@ int main(int argc, char **argv) {
     test_geojson_map();
     test_threads(map);
     CHECK_STATUS(rs_map_close(map), RS_OK);
+    CHECK(rs_open_handle_count() == 0); /* every handle made above was closed */
 
     if (check_failures) fprintf(stderr, "%s: %d check(s) failed\n", argv[0], check_failures);
     else printf("%s: all checks passed\n", argv[0]);
