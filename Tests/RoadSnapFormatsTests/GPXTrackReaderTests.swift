@@ -30,6 +30,27 @@ import RoadSnapCore
         #expect(track.fixes.allSatisfy { $0.altitude == nil && $0.speed == nil })
     }
 
+    @Test func segmentsTracksAndRoutesConcatenateInOrder() throws {
+        let gpx = try TrackReader.read(path: FixturePaths.fixture("gpx/newson-krumm-segments-gpx10.gpx"))
+        let csv = try TrackReader.read(path: FixturePaths.sample("newson-krumm-bellevue.csv"))
+        #expect(gpx.fixes.count == 30)
+        #expect(gpx.segmentStarts == [0, 10, 20, 25])
+        #expect(gpx.skipped.isEmpty)
+        // Same instants whatever the zone notation (Z, .000Z, -08:00), same positions, in file order.
+        #expect(gpx.fixes.map(\.time) == csv.fixes.prefix(30).map(\.time))
+        #expect(gpx.fixes.map(\.coordinate) == csv.fixes.prefix(30).map(\.coordinate))
+        #expect(gpx.fixes[0].course == 196.12 && gpx.fixes[0].speed == 13.503)
+        #expect(gpx.fixes.allSatisfy { $0.speed != nil && $0.course != nil })
+        #expect(gpx.sourceLines[0] == 5 && gpx.sourceLines[10] == 17)
+    }
+
+    @Test func garminExtensionSpeedCourseAndHDOP() throws {
+        let gpx = try TrackReader.read(path: FixturePaths.fixture("gpx/newson-krumm-gpx11-garmin.gpx"))
+        #expect(gpx.fixes.count == 10)
+        #expect(gpx.fixes[0].speed == 13.503 && gpx.fixes[0].course == 196.12)
+        #expect(gpx.fixes.allSatisfy { $0.horizontalAccuracy == 1.2 * 4 })
+    }
+
     @Test func issue13HasRepeatedTimestampsKept() throws {
         let track = try TrackReader.read(path: FixturePaths.fixture("gpx/issue-13.gpx"))
         #expect(track.fixes.count == 29)
