@@ -134,3 +134,26 @@ import Testing
         if case .invalidMap = e5 {} else { Issue.record("unknown format gave \(String(describing: e5))") }
     }
 }
+
+@Suite struct OSMFormatTests {
+    /// The same extract as `.osm.gz`, plain `.osm`, `.osm.bz2` and `.osm.pbf` (converted by osmium-tool) loads to
+    /// the same network.
+    @Test func everySupportedEncodingLoadsTheSameNetwork() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = TestData.fixture("osm/issue-70.osm.gz")
+        let plain = dir.appendingPathComponent("novi-sad.osm").path
+        let bz2 = dir.appendingPathComponent("novi-sad.osm.bz2").path
+        let pbf = dir.appendingPathComponent("novi-sad.osm.pbf").path
+        _ = try TestData.run("/usr/bin/osmium", ["cat", source, "-o", plain])
+        _ = try TestData.run("/usr/bin/osmium", ["cat", source, "-o", bz2])
+        _ = try TestData.run("/usr/bin/osmium", ["cat", source, "-o", pbf])
+        let reference = try RoadNetwork.load(osmPath: source)
+        for path in [plain, bz2, pbf] {
+            let n = try RoadNetwork.load(osmPath: path)
+            #expect(n.edges.count == reference.edges.count, "\(path)")
+            #expect(n.nodes.count == reference.nodes.count, "\(path)")
+            #expect(abs(n.edges.reduce(0) { $0 + $1.length } - reference.edges.reduce(0) { $0 + $1.length }) < 1e-6)
+        }
+    }
+}
