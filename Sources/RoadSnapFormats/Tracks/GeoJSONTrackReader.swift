@@ -189,7 +189,7 @@ enum GeoJSONTrackReader {
             }
             var values: [CSVTrackReader.Column: Double] = [:]
             for (key, value) in properties {
-                guard let column = CSVTrackReader.column(named: key), column != .time, column != .latitude,
+                guard let column = CSVTrackReader.column(named: key), column != .time, column != .date, column != .latitude,
                       column != .longitude, !(value is NSNull)
                 else { continue }
                 guard let n = GeoJSONTrackReader.number(value) else {
