@@ -119,7 +119,7 @@ struct StepBuilder {
                 let seg = j < arcs.count ? j : i
                 pending.append(Pending(segment: seg, maneuver: Maneuver.roundabout(dir, clockwise: cw), turn: dir,
                                        exit: j < arcs.count ? exit : -1))
-                i = max(j, i + 1)
+                i = j < arcs.count ? j + 1 : arcs.count
                 startedOnRing = false
                 continue
             }
@@ -182,16 +182,21 @@ struct StepBuilder {
         if rb.isFerry && !ra.isFerry { return Pending(segment: i, maneuver: .ferryBoat, turn: nil) }
         // Other ways to go at this junction, with their angles.
         var others: [Double] = []
+        var aheadClasses: [RoadClass] = []
         let g = leg.graph
         for k in Int(g.turnStart[a])..<Int(g.turnStart[a + 1]) {
             let o = Int(g.turnTarget[k])
-            if o != b, o >> 1 != a >> 1 { others.append(geo.turnAngle(from: a, to: o)) }
+            if o == b || o >> 1 == a >> 1 { continue }
+            let t = geo.turnAngle(from: a, to: o)
+            others.append(t)
+            if abs(t) < 50, abs(t - angle) < 70 { aheadClasses.append(leg.attributes(o).roadClass) }
         }
-        // Keep/fork: another branch also goes roughly ahead.
+        // Keep/fork: another branch also goes roughly ahead, and the route does not simply stay on its road (same
+        // name and class, the other branch a different kind of road or the road named).
         let nearAhead = others.filter { abs($0) < 50 && abs($0 - angle) < 70 }
-        let isFork = abs(angle) < 50 && !nearAhead.isEmpty
-            && !(leg.simpleName(a) == leg.simpleName(b) && !leg.simpleName(a).isEmpty && abs(angle) < 20
-                 && nearAhead.allSatisfy { abs($0) >= 20 })
+        let staysOnRoad = ra.roadClass == rb.roadClass && leg.simpleName(a) == leg.simpleName(b)
+            && (!leg.simpleName(a).isEmpty || aheadClasses.allSatisfy { $0 != rb.roadClass })
+        let isFork = abs(angle) < 50 && !nearAhead.isEmpty && !staysOnRoad
         if isFork { dir = nearAhead.allSatisfy({ angle < $0 }) ? .keepLeft : .keepRight }
         let aHighway = ra.roadClass.isHighway && !ra.roadClass.isLink
         let bHighway = rb.roadClass.isHighway && !rb.roadClass.isLink
