@@ -27,7 +27,7 @@ let package = Package(
         // File formats (tracks in, results out, GeoJSON networks); Foundation's JSON and XML live here.
         .target(name: "RoadSnapFormats", dependencies: ["RoadSnapCore"]),
         .executableTarget(name: "roadsnap", dependencies: ["RoadSnapCore", "RoadSnapFormats"]),
-        .executableTarget(name: "Benchmarks", dependencies: ["RoadSnapCore", "RoadSnapFormats"], path: "Benchmarks"),
+        .executableTarget(name: "Benchmarks", dependencies: ["RoadSnapCore", "RoadSnapFormats", "CShims"], path: "Benchmarks"),
         // Fixtures are located through #filePath, not bundled as resources.
         .testTarget(name: "RoadSnapCoreTests", dependencies: ["RoadSnapCore", "RoadSnapFormats"],
                     exclude: ["Fixtures"]),

@@ -345,12 +345,12 @@ int rsc_choose_candidate(const rsc_index *ix, const rsc_candidate *cands, int co
 }
 
 int rsc_query_snap_batch(rsc_query *q, const double *x, const double *y, const double *course, size_t n,
-                         double radius, rsc_candidate *out) {
+                         double radius, int use_cache, rsc_candidate *out) {
     if (!q || (n > 0 && (!x || !y || !out)) || !(radius >= 0)) return RSC_EINVAL;
     int snapped = 0;
     for (size_t i = 0; i < n; i++) {
         int count = isfinite(x[i]) && isfinite(y[i])
-                        ? rsc_query_candidates(q, x[i], y[i], radius, 1, q->scratch, q->scratch_cap)
+                        ? rsc_query_candidates(q, x[i], y[i], radius, use_cache, q->scratch, q->scratch_cap)
                         : 0;
         int k = count > 0 ? rsc_choose_candidate(q->index, q->scratch, count, course ? course[i] : NAN) : -1;
         if (k >= 0) {

@@ -105,9 +105,10 @@ int rsc_query_candidates_brute(rsc_query *query, double x, double y, double radi
 /* Best candidate for each of n fixes (x/y in metres, course in degrees or NaN when unknown), written to
  * out[i]; out[i].edge = -1 when no edge is within radius. The choice minimises distance plus a heading penalty
  * when the course is known, and avoids driving against a one-way edge. Returns the number of fixes snapped
- * (>= 0), or a negative RSC_E* code. No allocation per fix. */
+ * (>= 0), or a negative RSC_E* code. `use_cache` = 0 queries the STRtree directly for every fix.
+ * No allocation per fix (the STRtree path reuses the query's scratch). */
 int rsc_query_snap_batch(rsc_query *query, const double *x, const double *y, const double *course, size_t n,
-                         double radius, rsc_candidate *out);
+                         double radius, int use_cache, rsc_candidate *out);
 
 /* The heading-aware choice used by rsc_query_snap_batch among `count` candidates; returns the chosen index or -1. */
 int rsc_choose_candidate(const rsc_index *index, const rsc_candidate *cands, int count, double course);

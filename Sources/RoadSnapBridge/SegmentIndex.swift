@@ -109,19 +109,31 @@ public final class SegmentQuery {
         for i in 0..<Int(n) { body(SnapCandidate(buffer[i])) }
     }
 
+    /// Raw batch snapping into caller-owned C candidates (edge -1 where none): no Swift value per fix.
+    /// Returns the number of fixes snapped.
+    public func snapBatchRaw(x: UnsafePointer<Double>, y: UnsafePointer<Double>, course: UnsafePointer<Double>?,
+                             count: Int, radius: Double, useCache: Bool = true,
+                             into out: UnsafeMutablePointer<rsc_candidate>) throws(RoadSnapError) -> Int
+    {
+        let rc = rsc_query_snap_batch(handle, x, y, course, count, radius, useCache ? 1 : 0, out)
+        if rc < 0 { throw .geometry("batch snap failed with code \(rc)") }
+        return Int(rc)
+    }
+
     /// The heading-aware best candidate for each fix (metres in the local frame; course in degrees or NaN).
     /// Entries are nil where no edge lies within `radius`. No allocation per fix.
-    public func snapBatch(x: [Double], y: [Double], course: [Double]?, radius: Double,
+    public func snapBatch(x: [Double], y: [Double], course: [Double]?, radius: Double, useCache: Bool = true,
                           into out: inout [SnapCandidate?]) throws(RoadSnapError)
     {
+        let cache: Int32 = useCache ? 1 : 0
         let n = min(x.count, y.count)
         var raw = [rsc_candidate](repeating: rsc_candidate(), count: n)
         let rc: Int32
         if let course {
             guard course.count >= n else { throw .invalidArgument("course array shorter than the fixes") }
-            rc = rsc_query_snap_batch(handle, x, y, course, n, radius, &raw)
+            rc = rsc_query_snap_batch(handle, x, y, course, n, radius, cache, &raw)
         } else {
-            rc = rsc_query_snap_batch(handle, x, y, nil, n, radius, &raw)
+            rc = rsc_query_snap_batch(handle, x, y, nil, n, radius, cache, &raw)
         }
         if rc < 0 { throw .geometry("batch snap failed with code \(rc)") }
         out.removeAll(keepingCapacity: true)

@@ -1,9 +1,43 @@
 import RoadSnapCore
 import RoadSnapFormats
 
+/// `roadsnap snap --map MAP [--radius M] [--format csv|geojson] [--out FILE] TRACK`: one result per fix.
 enum SnapCommand {
     static func run(_ args: [String]) throws -> Int32 {
-        writeStderr("roadsnap snap: not built yet\n")
-        return 2
+        let opts = try Options(args)
+        let mapPath = try opts.require("map")
+        let radius = try opts.double("radius", default: Snapper.defaultRadius)
+        guard radius > 0 else { throw RoadSnapError.invalidArgument("--radius must be positive") }
+        let formatName = opts.string("format") ?? "csv"
+        guard let outputFormat = SnapOutput.Format(rawValue: formatName) else {
+            throw RoadSnapError.invalidArgument("--format must be csv or geojson, got '\(formatName)'")
+        }
+        guard opts.positionals.count == 1, let trackPath = opts.positionals.first else {
+            throw RoadSnapError.invalidArgument("give exactly one TRACK file (GPX or CSV)")
+        }
+        let network = try MapLoader.load(path: mapPath)
+        let track = try TrackReader.read(path: trackPath)
+        for problem in track.skipped { writeStderr("roadsnap snap: skipped \(problem)\n") }
+        let snapper = try Snapper(network: network)
+        let t0 = monotonicSeconds()
+        let results = try snapper.snap(track.fixes, radius: radius)
+        let seconds = monotonicSeconds() - t0
+        let text = SnapOutput.render(track: track, results: results, network: network, format: outputFormat)
+        if let out = opts.string("out") {
+            try AtomicFile.write(text, to: out)
+        } else {
+            print(text, terminator: "")
+        }
+        let distances = results.compactMap { $0?.distance }.sorted()
+        let n = track.fixes.count
+        let mean = distances.isEmpty ? 0 : distances.reduce(0, +) / Double(distances.count)
+        let p95 = distances.isEmpty ? 0 : distances[min(distances.count - 1, Int(Double(distances.count) * 0.95))]
+        var summary = "fixes: \(n) (skipped rows: \(track.skipped.count))\n"
+        summary += "snapped: \(distances.count) (\(format(n == 0 ? 0 : 100 * Double(distances.count) / Double(n), 1))%)\n"
+        summary += "distance to road: mean \(format(mean, 2)) m, p95 \(format(p95, 2)) m\n"
+        summary += "speed: \(format(seconds > 0 ? Double(n) / seconds : 0, 0)) fixes/s (one thread, incl. projection)\n"
+        if let out = opts.string("out") { summary += "wrote \(out)\n" }
+        writeStderr(summary)
+        return 0
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import RoadSnapCore
+
+/// Per-fix snapping results as CSV or GeoJSON.
+public enum SnapOutput {
+    public enum Format: String, Sendable, CaseIterable { case csv, geojson }
+
+    /// One row per fix: input position, and the snapped position on its edge when one was within the radius.
+    public static func render(track: Track, results: [SnappedFix?], network: RoadNetwork, format: Format) -> String {
+        switch format {
+        case .csv: return csv(track: track, results: results, network: network)
+        case .geojson: return geojson(track: track, results: results, network: network)
+        }
+    }
+
+    static func csv(track: Track, results: [SnappedFix?], network: RoadNetwork) -> String {
+        var out = "fix_index,time,lat,lon,snapped,edge_id,snapped_lat,snapped_lon,distance_m,offset_m,bearing_deg\n"
+        for (i, fix) in track.fixes.enumerated() {
+            let time = fix.time.map { isoTime($0) } ?? ""
+            out += "\(i),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),"
+            if let r = results[i] {
+                out += "true,\(network.edges[r.edge].sourceID),\(r.coordinate.latitude),\(r.coordinate.longitude),"
+                out += "\(rounded(r.distance)),\(rounded(r.offset)),\(rounded(r.bearing))\n"
+            } else {
+                out += "false,,,,,,\n"
+            }
+        }
+        return out
+    }
+
+    static func geojson(track: Track, results: [SnappedFix?], network: RoadNetwork) -> String {
+        var features: [[String: Any]] = []
+        for (i, fix) in track.fixes.enumerated() {
+            var props: [String: Any] = ["fix_index": i, "matched": results[i] != nil]
+            if let t = fix.time { props["time"] = isoTime(t) }
+            let position: [Double]
+            if let r = results[i] {
+                props["edge_id"] = jsonID(network.edges[r.edge].sourceID)
+                props["distance_m"] = rounded(r.distance)
+                props["offset_m"] = rounded(r.offset)
+                props["bearing_deg"] = rounded(r.bearing)
+                props["raw_lat"] = fix.coordinate.latitude
+                props["raw_lon"] = fix.coordinate.longitude
+                position = [r.coordinate.longitude, r.coordinate.latitude]
+            } else {
+                position = [fix.coordinate.longitude, fix.coordinate.latitude]
+            }
+            features.append(["type": "Feature", "properties": props,
+                             "geometry": ["type": "Point", "coordinates": position]])
+        }
+        let doc: [String: Any] = ["type": "FeatureCollection", "features": features]
+        let data = (try? JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// A source id as JSON: a number when it is one.
+    public static func jsonID(_ id: EdgeSourceID) -> Any {
+        switch id {
+        case let .osmWay(n), let .number(n): return n
+        case let .string(s): return s
+        }
+    }
+
+    /// Seconds since the epoch as ISO 8601 UTC (milliseconds kept when present).
+    public static func isoTime(_ t: Double) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = t.rounded() == t ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: Date(timeIntervalSince1970: t))
+    }
+
+    static func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+}

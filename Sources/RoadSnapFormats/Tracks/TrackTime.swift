@@ -1,0 +1,125 @@
+/// Timestamp parsing shared by the track readers. Written by hand because one pass must accept every ISO 8601
+/// variant seen in real tracks (`T` or space separator, optional fractional seconds, `Z`, `+hh:mm`, `+hhmm`, `+hh`
+/// or no zone = UTC) without allocating per fix; Foundation's `ISO8601DateFormatter` needs one configured instance
+/// per variant and is not `Sendable`.
+enum TrackTime {
+    /// Seconds since 1970-01-01T00:00:00Z for a civil date and time in UTC.
+    static func epochSeconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Double) -> Double {
+        Double(daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60) + second
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (era-based day count).
+    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let monthFromMarch = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// Parses an ISO 8601 date-time (see the type's note); nil when it is not one.
+    static func parseISO8601<S: StringProtocol>(_ text: S) -> Double? {
+        var p = Scanner(Array(text.utf8))
+        p.skipSpaces()
+        guard let year = p.digits(4), p.eat("-"), let month = p.digits(2), p.eat("-"), let day = p.digits(2),
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        guard p.eat("T") || p.eat("t") || p.eat(" ") else {
+            return p.atEnd ? epochSeconds(year: year, month: month, day: day, hour: 0, minute: 0, second: 0) : nil
+        }
+        guard let hour = p.digits(2), p.eat(":"), let minute = p.digits(2), hour <= 24, minute <= 59 else {
+            return nil
+        }
+        var second = 0.0
+        if p.eat(":") {
+            guard let s = p.digits(2), s <= 60 else { return nil }
+            second = Double(s)
+            if p.eat(".") || p.eat(",") {
+                var scale = 0.1
+                var any = false
+                while let d = p.digit() { second += Double(d) * scale; scale /= 10; any = true }
+                guard any else { return nil }
+            }
+        }
+        var offset = 0
+        p.skipSpaces()
+        if p.eat("Z") || p.eat("z") {
+        } else if let sign = p.sign() {
+            guard let oh = p.digits(2), oh <= 18 else { return nil }
+            var om = 0
+            if p.eat(":") {
+                guard let m = p.digits(2) else { return nil }
+                om = m
+            } else if let m = p.digits(2) {
+                om = m
+            }
+            offset = sign * (oh * 3600 + om * 60)
+        }
+        p.skipSpaces()
+        guard p.atEnd else { return nil }
+        return epochSeconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            - Double(offset)
+    }
+
+    /// A time value from CSV or JSON text: ISO 8601, or epoch seconds, or epoch milliseconds (numbers above 1e11,
+    /// i.e. after 1973 in milliseconds but after year 5138 in seconds).
+    static func parse<S: StringProtocol>(_ text: S) -> Double? {
+        if let iso = parseISO8601(text) { return iso }
+        guard let n = Double(text.trimmingSpaces), n.isFinite else { return nil }
+        return fromEpochNumber(n)
+    }
+
+    static func fromEpochNumber(_ n: Double) -> Double { abs(n) > 1e11 ? n / 1000 : n }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var i = 0
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        var atEnd: Bool { i == bytes.count }
+        mutating func skipSpaces() { while i < bytes.count, bytes[i] == 32 || bytes[i] == 9 { i += 1 } }
+        mutating func eat(_ c: Unicode.Scalar) -> Bool {
+            guard i < bytes.count, bytes[i] == UInt8(ascii: c) else { return false }
+            i += 1
+            return true
+        }
+        mutating func digit() -> Int? {
+            guard i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 else { return nil }
+            i += 1
+            return Int(bytes[i - 1] - 48)
+        }
+        mutating func digits(_ n: Int) -> Int? {
+            var v = 0
+            for _ in 0..<n {
+                guard let d = digit() else { return nil }
+                v = v * 10 + d
+            }
+            return v
+        }
+        mutating func sign() -> Int? {
+            if eat("+") { return 1 }
+            if eat("-") { return -1 }
+            return nil
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces, tabs and line ends.
+    var trimmingSpaces: SubSequence {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return self[endIndex...]
+        }
+        return self[first...last]
+    }
+}

@@ -1,0 +1,55 @@
+import RoadSnapCore
+import Testing
+
+@Suite struct GeodesyTests {
+    @Test func projectionRoundTripIsUnderOneMillimetre() throws {
+        let frame = try LocalFrame(centerLatitude: 47.5757, centerLongitude: -122.133)
+        var rng = SeededGenerator(seed: 7)
+        for _ in 0..<2000 {
+            let lat = 47.5757 + Double.random(in: -0.2...0.2, using: &rng)
+            let lon = -122.133 + Double.random(in: -0.3...0.3, using: &rng)
+            let p = frame.forward(latitude: lat, longitude: lon)
+            let back = frame.inverse(p)
+            let error = Geodesic.inverse(latitude1: lat, longitude1: lon, latitude2: back.latitude,
+                                         longitude2: back.longitude).distance
+            #expect(error < 0.001)
+        }
+        // The frame is metric: 1 km north of the centre is ~1 km in y.
+        let north = Geodesic.direct(latitude: 47.5757, longitude: -122.133, azimuth: 0, distance: 1000)
+        let p = frame.forward(latitude: north.latitude, longitude: north.longitude)
+        #expect(abs(p.y - 1000) < 0.01)
+        #expect(abs(p.x) < 0.01)
+    }
+
+    @Test func clonedFrameAgrees() throws {
+        let frame = try LocalFrame(centerLatitude: 43.73, centerLongitude: 7.42)
+        let copy = try frame.clone()
+        let a = frame.forward(latitude: 43.74, longitude: 7.43), b = copy.forward(latitude: 43.74, longitude: 7.43)
+        #expect(a == b)
+    }
+
+    @Test func invalidFrameCentreThrows() {
+        #expect(throws: RoadSnapError.self) { try LocalFrame(centerLatitude: 95, centerLongitude: 0) }
+    }
+
+    /// Vincenty (1975) / Geoscience Australia worked example: Flinders Peak to Buninyong, 54,972.271 m,
+    /// azimuth 306°52′05.37″.
+    @Test func geodesicMatchesPublishedFlindersPeakToBuninyong() {
+        let lat1 = -(37 + 57 / 60.0 + 3.72030 / 3600), lon1 = 144 + 25 / 60.0 + 29.52440 / 3600
+        let lat2 = -(37 + 39 / 60.0 + 10.15610 / 3600), lon2 = 143 + 55 / 60.0 + 35.38390 / 3600
+        let g = Geodesic.inverse(latitude1: lat1, longitude1: lon1, latitude2: lat2, longitude2: lon2)
+        #expect(abs(g.distance - 54972.271) < 0.001)
+        #expect(abs(g.initialAzimuth - (306 + 52 / 60.0 + 5.37 / 3600)) < 0.5 / 3600)
+    }
+
+    /// WGS84 facts: one degree of longitude on the equator is a·π/180 = 111,319.4908 m; the meridian quadrant
+    /// (equator to pole) is 10,001,965.729 m.
+    @Test func geodesicMatchesWGS84Constants() {
+        let degree = Geodesic.inverse(latitude1: 0, longitude1: 0, latitude2: 0, longitude2: 1).distance
+        #expect(abs(degree - 111_319.4908) < 0.001)
+        let quadrant = Geodesic.inverse(latitude1: 0, longitude1: 0, latitude2: 90, longitude2: 0).distance
+        #expect(abs(quadrant - 10_001_965.729) < 0.001)
+        let back = Geodesic.direct(latitude: 0, longitude: 0, azimuth: 90, distance: 111_319.4908)
+        #expect(abs(back.longitude - 1) < 1e-8)
+    }
+}

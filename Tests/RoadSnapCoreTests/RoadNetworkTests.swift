@@ -1,0 +1,159 @@
+import Foundation
+import RoadSnapCore
+import Testing
+
+@Suite struct RoadNetworkTests {
+    /// Counts from Debian's osmium-tool: nodes and ways of `tags-filter w/highway w/route=ferry`, and restriction
+    /// relations carrying a restriction value.
+    static func osmiumCounts(_ path: String) throws -> (nodes: Int, ways: Int, restrictions: Int) {
+        let osmium = ["/usr/bin/osmium", "/usr/local/bin/osmium"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let osmium else { throw RoadSnapError.internalError("osmium-tool is not installed (make deps installs it)") }
+        let ways = try TestData.run(osmium, ["tags-filter", path, "w/highway", "w/route=ferry", "-f", "opl", "-o", "-"])
+        var present = Set<Substring>(), referenced = Set<Substring>(), wayCount = 0
+        for line in ways.split(separator: "\n") {
+            if line.hasPrefix("n") { present.insert(line.split(separator: " ")[0].dropFirst()) } else if line.hasPrefix("w") {
+                // Ways with fewer than two node references cannot be roads; the reader drops them too.
+                let refs = line.split(separator: " ").first { $0.hasPrefix("N") }.map { $0.dropFirst().split(separator: ",").map { $0.dropFirst() } } ?? []
+                if refs.count >= 2 { wayCount += 1; referenced.formUnion(refs) }
+            }
+        }
+        let nodes = present.intersection(referenced).count
+        let rels = try TestData.run(osmium, ["tags-filter", "-R", path, "r/type=restriction", "-f", "opl", "-o", "-"])
+        var restrictions = 0
+        for line in rels.split(separator: "\n") where line.hasPrefix("r") {
+            let tags = line.split(separator: " ").first { $0.hasPrefix("T") } ?? ""
+            let keys = tags.dropFirst().split(separator: ",").map { $0.split(separator: "=").first ?? "" }
+            if keys.contains("restriction") || keys.contains("restriction:motorcar") { restrictions += 1 }
+        }
+        return (nodes, wayCount, restrictions)
+    }
+
+    @Test(arguments: TestData.osmExtracts)
+    func extractCountsMatchOsmium(path: String) throws {
+        let extract = try OSMExtract(path: path)
+        let expected = try Self.osmiumCounts(path)
+        #expect(extract.nodeCount == expected.nodes, "nodes of \(path)")
+        #expect(extract.wayCount == expected.ways, "ways of \(path)")
+        #expect(extract.restrictions.count == expected.restrictions, "restrictions of \(path)")
+    }
+
+    @Test(arguments: TestData.osmExtracts)
+    func everyExtractLoadsIntoAConnectedNetwork(path: String) throws {
+        let network = try RoadNetwork.load(osmPath: path)
+        #expect(network.edges.count > 0)
+        #expect(network.nodes.count > 1)
+        for e in network.edges {
+            #expect(e.shapeCount >= 2)
+            #expect(e.length > 0 || e.shapeCount == 2)
+            #expect(e.fromNode >= 0 && e.fromNode < network.nodes.count)
+        }
+        // Every edge endpoint coincides with its graph node.
+        for e in network.edges.prefix(500) {
+            #expect(network.shape[e.shapeStart] == network.nodes[e.fromNode])
+            #expect(network.shape[e.shapeStart + e.shapeCount - 1] == network.nodes[e.toNode])
+        }
+        // Shape points all lie inside the bounding box.
+        #expect(network.shape.allSatisfy { network.bounds.contains($0) })
+    }
+
+    @Test func bellevueWaysAreSplitAtJunctionsAndKeepWayIDs() throws {
+        let network = try TestData.bellevue()
+        // A node where two edges of different ways meet is a junction; no edge passes through another's end node.
+        var endpointKeys = Set<Int64>()
+        for e in network.edges { endpointKeys.insert(network.nodeKeys[e.fromNode]); endpointKeys.insert(network.nodeKeys[e.toNode]) }
+        #expect(endpointKeys.count == network.nodes.count)
+        let wayIDs = Set(network.edges.compactMap { e -> Int64? in if case let .osmWay(id) = e.sourceID { return id }; return nil })
+        #expect(wayIDs.count > 1000)
+        // I-90 is a one-way motorway pair: every motorway edge is one-way.
+        let motorways = network.edges.filter { $0.attributes.roadClass == .motorway }
+        #expect(!motorways.isEmpty)
+        #expect(motorways.allSatisfy { $0.direction != .both })
+        #expect(network.turnRestrictions.count > 0)
+    }
+
+    @Test func tagInterpretation() {
+        #expect(OSMTags.speedKmh("50") == 50)
+        #expect(OSMTags.speedKmh("30 mph")! > 48.27 && OSMTags.speedKmh("30 mph")! < 48.29)
+        #expect(OSMTags.speedKmh("DE:urban") == 50)
+        #expect(OSMTags.speedKmh("DE:rural") == 100)
+        #expect(OSMTags.speedKmh("none") == nil)
+        #expect(OSMTags.speedKmh("fast") == nil)
+        #expect(OSMTags.direction(["oneway": "-1"], roadClass: .primary) == .backward)
+        #expect(OSMTags.direction([:], roadClass: .motorway) == .forward)
+        #expect(OSMTags.direction(["junction": "roundabout"], roadClass: .tertiary) == .forward)
+        #expect(OSMTags.direction(["oneway": "no"], roadClass: .motorway) == .both)
+        #expect(OSMTags.attributes(["highway": "footway"]) == nil)
+        #expect(OSMTags.attributes(["highway": "residential", "access": "no"]) == nil)
+        #expect(OSMTags.attributes(["highway": "residential", "access": "no", "motor_vehicle": "yes"]) != nil)
+        #expect(OSMTags.attributes(["route": "ferry", "duration": "01:30"])?.0.ferryDuration == 5400)
+        #expect(OSMTags.attributes(["highway": "service", "access": "private"])?.0.access == .destination)
+    }
+
+    /// The error loading `path` raises, or nil when it loads.
+    static func loadError(_ path: String) -> RoadSnapError? {
+        switch Result(catching: { () throws(RoadSnapError) -> RoadNetwork in try RoadNetwork.load(osmPath: path) }) {
+        case .success: return nil
+        case let .failure(e): return e
+        }
+    }
+
+    @Test func badMapFilesGiveClearErrors() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Missing file: the message names it.
+        let missing = dir.appendingPathComponent("missing.osm.pbf").path
+        let e1 = Self.loadError(missing)
+        #expect(e1.map { "\($0)".contains(missing) } == true)
+        if case .unreadableFile = e1 {} else { Issue.record("missing file gave \(String(describing: e1))") }
+        // Truncated PBF.
+        let pbf = try Data(contentsOf: URL(fileURLWithPath: TestData.fixture("osm/monaco.osm.pbf")))
+        let truncated = dir.appendingPathComponent("truncated.osm.pbf")
+        try pbf.prefix(pbf.count / 3).write(to: truncated)
+        let e2 = Self.loadError(truncated.path)
+        if case let .invalidMap(path, _) = e2 { #expect(path == truncated.path) } else {
+            Issue.record("truncated PBF gave \(String(describing: e2))")
+        }
+        // Not an OSM file at all.
+        let text = dir.appendingPathComponent("notes.osm")
+        try Data("these are not map data\n".utf8).write(to: text)
+        let e3 = Self.loadError(text.path)
+        if case .invalidMap = e3 {} else { Issue.record("text file gave \(String(describing: e3))") }
+        // A valid OSM file with no drivable roads (a footway only).
+        let foot = dir.appendingPathComponent("footway.osm")
+        try Data("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <osm version="0.6" generator="hand">
+          <node id="1" lat="47.0" lon="8.0" version="1"/>
+          <node id="2" lat="47.001" lon="8.0" version="1"/>
+          <way id="10" version="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="footway"/></way>
+        </osm>
+        """.utf8).write(to: foot)
+        #expect(Self.loadError(foot.path) == .noDrivableRoads(path: foot.path))
+        // Unknown extension.
+        let e5 = Self.loadError(dir.appendingPathComponent("x.shp").path)
+        if case .invalidMap = e5 {} else { Issue.record("unknown format gave \(String(describing: e5))") }
+    }
+}
+
+@Suite struct OSMFormatTests {
+    /// The same extract as `.osm.gz`, plain `.osm`, `.osm.bz2` and `.osm.pbf` (converted by osmium-tool) loads to
+    /// the same network.
+    @Test func everySupportedEncodingLoadsTheSameNetwork() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = TestData.fixture("osm/issue-70.osm.gz")
+        let plain = dir.appendingPathComponent("novi-sad.osm").path
+        let bz2 = dir.appendingPathComponent("novi-sad.osm.bz2").path
+        let pbf = dir.appendingPathComponent("novi-sad.osm.pbf").path
+        _ = try TestData.run("/usr/bin/osmium", ["cat", source, "-o", plain])
+        _ = try TestData.run("/usr/bin/osmium", ["cat", source, "-o", bz2])
+        _ = try TestData.run("/usr/bin/osmium", ["cat", source, "-o", pbf])
+        let reference = try RoadNetwork.load(osmPath: source)
+        for path in [plain, bz2, pbf] {
+            let n = try RoadNetwork.load(osmPath: path)
+            #expect(n.edges.count == reference.edges.count, "\(path)")
+            #expect(n.nodes.count == reference.nodes.count, "\(path)")
+            #expect(abs(n.edges.reduce(0) { $0 + $1.length } - reference.edges.reduce(0) { $0 + $1.length }) < 1e-6)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import RoadSnapCore
+import RoadSnapFormats
+
+/// Paths of the repository's fixtures and samples.
+enum TestData {
+    static let testsDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let fixtures = testsDir.appendingPathComponent("Fixtures")
+    static let repoRoot = testsDir.deletingLastPathComponent().deletingLastPathComponent()
+
+    static func fixture(_ relative: String) -> String { fixtures.appendingPathComponent(relative).path }
+    static func sample(_ name: String) -> String { repoRoot.appendingPathComponent("Samples/\(name)").path }
+
+    static let bellevueMap = sample("bellevue-issue147.osm.gz")
+    static let bellevueDrive = sample("newson-krumm-bellevue.csv")
+    /// Every real OSM extract the project ships.
+    static let osmExtracts = [
+        fixture("osm/andorra.osm.pbf"), fixture("osm/monaco.osm.pbf"), fixture("osm/map-issue13.osm.gz"),
+        fixture("osm/issue-70.osm.gz"), bellevueMap,
+    ]
+
+    /// A scratch directory removed by the caller.
+    static func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// Runs a program and returns its standard output; throws when it fails to start or exits non-zero.
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw RoadSnapError.internalError("\(executable) \(arguments.joined(separator: " ")) exited \(p.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The network of the Bellevue sample, loaded once.
+    nonisolated(unsafe) static var cachedBellevue: RoadNetwork?
+    static let lock = NSLock()
+    static func bellevue() throws -> RoadNetwork {
+        lock.lock(); defer { lock.unlock() }
+        if let n = cachedBellevue { return n }
+        let n = try RoadNetwork.load(osmPath: bellevueMap)
+        cachedBellevue = n
+        return n
+    }
+}
+
+/// A small deterministic random generator (SplitMix64) so tests repeat exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
