@@ -71,6 +71,14 @@ enum MatchBenchmark {
                 let lengths = k.network.lengthsBySourceID()
                 let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
                 total = total + score
+                if args.contains("debug=" + k.name.suffix(3)) && interval == 0 {
+                    for s in result.subMatches { print("  sub fixes \(s.firstFix)...\(s.lastFix) matched \(s.matchedFixCount) len \(Int(s.length)) conf \(s.confidence)") }
+                    let unmatched = result.fixes.indices.filter { result.fixes[$0] == nil }
+                    print("  unmatched fixes: \(unmatched)")
+                    let got = Set(ids.map { $0.description }), want = Set(k.truth.map { $0.description })
+                    print("  missing: \(k.truth.map { $0.description }.filter { !got.contains($0) })")
+                    print("  extra: \(ids.map { $0.description }.filter { !want.contains($0) })")
+                }
                 line += " \(k.name.suffix(3))=\(fmt(score.fraction * 100, 2))%/\(result.subMatches.count)"
             }
             print("kubicka \(interval == 0 ? "1 s" : "\(Int(interval)) s") route mismatch \(fmt(total.fraction * 100, 3))%"

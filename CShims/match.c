@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef RSC_MATCH_DEBUG
+#include <stdio.h>
+#endif
 
 struct rsc_match_graph {
     size_t node_count, arc_count, edge_count;
@@ -76,7 +79,7 @@ struct rsc_matcher {
     size_t fix_cap;
     rsc_match_sub *subs;
     size_t sub_n, sub_cap;
-    int32_t *path;
+    rsc_path_step *path;
     size_t path_n, path_cap;
     int32_t *chain;
     size_t chain_cap;
@@ -230,7 +233,7 @@ void rsc_matcher_destroy(rsc_matcher *m) {
 
 const rsc_match_fix *rsc_matcher_fixes(const rsc_matcher *m) { return m->fixes; }
 const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *m) { return m->subs; }
-const int32_t *rsc_matcher_path(const rsc_matcher *m) { return m->path; }
+const rsc_path_step *rsc_matcher_path(const rsc_matcher *m) { return m->path; }
 size_t rsc_matcher_path_count(const rsc_matcher *m) { return m->path_n; }
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -386,7 +389,8 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
     double dt = (m->t && isfinite(m->t[cf]) && isfinite(m->t[pf])) ? m->t[cf] - m->t[pf] : NAN;
     double bound = fmax(p->distance_factor * gc, gc + p->search_floor);
     if (isfinite(dt) && dt >= 0 && p->max_speed > 0) {
-        double limit = p->max_speed * dt + p->search_floor;
+        /* |route - great circle| cannot exceed what the vehicle could drive in the interval (OSRM's rule). */
+        double limit = gc + p->max_speed * (dt > 1.0 ? dt : 1.0);
         if (limit < bound) bound = limit;
     }
     /* Expected travelled distance from the speeds, when both fixes report one. */
@@ -436,7 +440,8 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         double rem = len - o;
         if (m->t_stamp[a] == m->layer_stamp) {
             int j = m->t_idx[a];
-            if (cur[j].offset >= o - tol) RSC_CONSIDER(j, fabs(cur[j].offset - o), -1);
+            double d = fabs(cur[j].offset - o);
+            if (cur[j].offset >= o - tol && d <= bound) RSC_CONSIDER(j, d, -1);
         }
         int32_t r = a ^ 1;
         if (g->arc_tail[r] >= 0 && m->t_stamp[r] == m->layer_stamp) {
@@ -469,12 +474,22 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
             reachable = 1;
         }
     }
+#ifdef RSC_MATCH_DEBUG
+    if (!reachable && getenv("RSC_DEBUG")) {
+        fprintf(stderr, "fix %d from %d gc %.1f bound %.1f\n", (int)cf, (int)pf, gc, bound);
+        for (int i = 0; i < prev->count; i++) fprintf(stderr, "  prev arc %d off %.1f/%.1f score %.2f\n", prv[i].arc, prv[i].offset, g->arc_length[prv[i].arc], prv[i].score);
+        for (int j = 0; j < count; j++) fprintf(stderr, "  cur arc %d off %.1f/%.1f score %.2f d %.1f\n", cur[j].arc, cur[j].offset, g->arc_length[cur[j].arc], cur[j].score, cur[j].distance);
+    }
+#endif
     return reachable;
 }
 
 static int rsc_path_push(rsc_matcher *m, int32_t arc) {
     if (!RSC_GROW(m->path, m->path_cap, m->path_n + 1)) return 0;
-    m->path[m->path_n++] = arc;
+    rsc_path_step *st = &m->path[m->path_n++];
+    st->arc = arc;
+    st->from = 0;
+    st->to = m->g->arc_length[arc];
     return 1;
 }
 
@@ -510,37 +525,48 @@ static int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         dist_sum += s->distance;
         if (k == len - 1) {
             sub->first_fix = s->fix;
-            sub->start_offset = s->offset;
             if (!rsc_path_push(m, s->arc)) return 0;
+            m->path[m->path_n - 1].from = s->offset;
+            fx->path_index = 0;
             continue;
         }
         sub->great_circle += s->gc;
         sub->deviation += fabs(s->route - s->gc);
         if (s->entry == -2) {
+            /* U-turn in place: the last step ends where the previous fix was, the new one starts there. */
+            rsc_path_step *last = &m->path[m->path_n - 1];
+            double turn = m->states[s->back].offset;
+            if (turn < last->from) turn = last->from;
+            last->to = turn;
             if (!rsc_path_push(m, s->arc)) return 0;
+            double from = m->g->arc_length[s->arc] - turn;
+            m->path[m->path_n - 1].from = from > 0 ? from : 0;
         } else if (s->entry >= 0) {
             size_t mark = m->path_n;
             for (int32_t e = s->entry; e >= 0; e = m->entries[e].parent)
                 if (!rsc_path_push(m, m->entries[e].arc)) return 0;
             /* reverse the appended run into driving order */
             for (size_t a = mark, b = m->path_n - 1; a < b; a++, b--) {
-                int32_t tmp = m->path[a];
+                rsc_path_step tmp = m->path[a];
                 m->path[a] = m->path[b];
                 m->path[b] = tmp;
             }
         }
+        fx->path_index = (int32_t)(m->path_n - 1 - (size_t)sub->path_start);
     }
     const rsc_state *end = &m->states[m->chain[0]];
     sub->last_fix = end->fix;
-    sub->end_offset = end->offset;
     sub->matched_fixes = (int32_t)len;
     sub->mean_distance = dist_sum / (double)len;
     sub->path_count = (int32_t)(m->path_n - (size_t)sub->path_start);
+    rsc_path_step *final_step = &m->path[m->path_n - 1];
+    final_step->to = end->offset > final_step->from ? end->offset : final_step->from;
     double length = 0;
-    for (int32_t k = 0; k < sub->path_count; k++) length += m->g->arc_length[m->path[sub->path_start + k]];
-    length -= sub->start_offset;
-    length -= m->g->arc_length[m->path[m->path_n - 1]] - sub->end_offset;
-    sub->length = length > 0 ? length : 0;
+    for (int32_t k = 0; k < sub->path_count; k++) {
+        const rsc_path_step *st = &m->path[sub->path_start + k];
+        length += st->to - st->from;
+    }
+    sub->length = length;
     m->state_n = 0;
     m->layer_n = 0;
     return 1;
@@ -569,6 +595,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     for (size_t i = 0; i < n; i++) {
         m->fixes[i].arc = -1;
         m->fixes[i].sub = -1;
+        m->fixes[i].path_index = -1;
         m->fixes[i].offset = NAN;
         m->fixes[i].distance = NAN;
         m->fixes[i].x = NAN;
@@ -610,8 +637,11 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         const rsc_layer *prev = &m->layers[m->layer_n - 1];
         int split = 0;
         if (p->max_gap > 0 && time && isfinite(time[f]) && isfinite(time[prev->fix]) &&
-            time[f] - time[prev->fix] > p->max_gap)
-            split = 1;
+            time[f] - time[prev->fix] > p->max_gap) {
+            /* A long pause where the vehicle stayed put (within 2 sigma) is a stop, not a gap. */
+            double gx = x[f] - x[prev->fix], gy = y[f] - y[prev->fix];
+            split = sqrt(gx * gx + gy * gy) > 2.0 * p->sigma;
+        }
         if (!split) {
             int r = rsc_transition(m, prev, count);
             if (r < 0) return RSC_ENOMEM;

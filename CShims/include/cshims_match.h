@@ -42,7 +42,7 @@ typedef struct rsc_match_params {
     int32_t max_candidates;  /* nearest edges considered per fix (each gives one or two arcs), 1..256 */
     double distance_factor;  /* route search bound: max(factor * great circle, great circle + search_floor) */
     double search_floor;
-    double max_speed;        /* m/s; with timestamps, routes longer than max_speed * dt + search_floor are impossible */
+    double max_speed;        /* m/s; with timestamps, a route longer than great circle + max_speed * dt is impossible */
     double max_gap;          /* seconds; a longer time gap between fixes splits the track (<= 0: never) */
     double uturn_penalty;    /* metres added to a route for a U-turn (in place or at a junction; not at a dead end) */
     double backward_tolerance; /* metres a fix may fall back along the same arc without leaving it */
@@ -57,6 +57,7 @@ typedef struct rsc_match_params {
 typedef struct rsc_match_fix {
     int32_t arc;
     int32_t sub;        /* sub-match index, -1 when unmatched */
+    int32_t path_index; /* the step of its sub-match's path the fix lies on (0-based), -1 when unmatched */
     double offset;      /* metres along the arc from its tail */
     double distance;    /* fix to matched point, metres */
     double x, y;        /* matched point in the local frame */
@@ -65,14 +66,19 @@ typedef struct rsc_match_fix {
 /* One sub-match: a run of fixes joined by possible transitions. */
 typedef struct rsc_match_sub {
     int32_t first_fix, last_fix;   /* first and last matched fix (inclusive) */
-    int32_t path_start, path_count; /* arcs traversed, in order: rsc_matcher_path()[path_start ..< +path_count] */
+    int32_t path_start, path_count; /* steps driven, in order: rsc_matcher_path()[path_start ..< +path_count] */
     int32_t matched_fixes;          /* matched fixes in [first_fix, last_fix] */
-    double start_offset, end_offset; /* offset on the first and last path arc */
     double length;                  /* route length in metres from the first to the last matched point */
     double great_circle;            /* sum of straight distances between consecutive matched fixes */
     double deviation;               /* sum over transitions of |route - great circle| */
     double mean_distance;           /* mean fix-to-road distance */
 } rsc_match_sub;
+
+/* One step of a matched path: metres `from` .. `to` along `arc` (from its tail). */
+typedef struct rsc_path_step {
+    int32_t arc;
+    double from, to;
+} rsc_path_step;
 
 /* Per-thread matcher; not thread-safe. `graph` and `query` must outlive it. Returns NULL on failure. */
 typedef struct rsc_matcher rsc_matcher;
@@ -86,10 +92,10 @@ void rsc_matcher_destroy(rsc_matcher *matcher);
  * matcher's buffers have grown to the track size. */
 int rsc_matcher_run(rsc_matcher *matcher, const rsc_match_params *params, size_t n, const double *x, const double *y,
                     const double *time, const double *course, const double *speed);
-/* Results of the last run: n per-fix entries, the sub-matches, and the concatenated arc paths. */
+/* Results of the last run: n per-fix entries, the sub-matches, and the concatenated path steps. */
 const rsc_match_fix *rsc_matcher_fixes(const rsc_matcher *matcher);
 const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *matcher);
-const int32_t *rsc_matcher_path(const rsc_matcher *matcher);
+const rsc_path_step *rsc_matcher_path(const rsc_matcher *matcher);
 size_t rsc_matcher_path_count(const rsc_matcher *matcher);
 
 #ifdef __cplusplus

@@ -15,8 +15,8 @@ public struct MatchParameters: Hashable, Sendable {
     /// Route searches are bounded by max(distanceFactor × great circle, great circle + searchFloor).
     public var distanceFactor: Double = 2.0
     public var searchFloor: Double = 60
-    /// With timestamps, routes longer than maxSpeed × Δt + searchFloor are impossible (m/s).
-    public var maxSpeed: Double = 60
+    /// With timestamps, a route longer than the great circle + maxSpeed × Δt is impossible (m/s).
+    public var maxSpeed: Double = 50
     /// A longer time gap between consecutive fixes splits the track (0 disables).
     public var maxGap: Double = 60
     /// Metres added to a route that turns back (in place or at a junction; dead ends are free).
@@ -93,17 +93,26 @@ public final class MatchGraph: @unchecked Sendable {
 public struct EngineFix: Hashable, Sendable {
     public var arc: Int
     public var subMatch: Int
+    /// Position of `arc` in its sub-match's arc path.
+    public var pathIndex: Int
     public var offset: Double
     public var distance: Double
     public var point: LocalPoint
 }
 
+/// One step of a matched path: metres `from` to `to` along directed arc `arc` (measured from the arc's tail).
+public struct PathStep: Hashable, Sendable {
+    public var arc: Int
+    public var from: Double
+    public var to: Double
+    public init(arc: Int, from: Double, to: Double) { self.arc = arc; self.from = from; self.to = to }
+}
+
 /// One sub-match as the engine produced it (see `rsc_match_sub`).
 public struct EngineSubMatch: Hashable, Sendable {
     public var firstFix: Int, lastFix: Int, matchedFixes: Int
-    /// Arcs traversed in order.
-    public var arcs: [Int]
-    public var startOffset: Double, endOffset: Double
+    /// Steps driven, in order.
+    public var steps: [PathStep]
     public var length: Double, greatCircle: Double, deviation: Double, meanDistance: Double
 }
 
@@ -156,7 +165,7 @@ public final class MatchEngine {
     public var fixes: [EngineFix] {
         guard lastCount > 0, let f = rsc_matcher_fixes(handle) else { return [] }
         return (0..<lastCount).map { i in
-            EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), offset: f[i].offset, distance: f[i].distance,
+            EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), pathIndex: Int(f[i].path_index), offset: f[i].offset, distance: f[i].distance,
                       point: LocalPoint(x: f[i].x, y: f[i].y))
         }
     }
@@ -166,10 +175,13 @@ public final class MatchEngine {
         guard lastSubs > 0, let s = rsc_matcher_subs(handle), let p = rsc_matcher_path(handle) else { return [] }
         return (0..<lastSubs).map { i in
             let r = s[i]
-            let arcs = (0..<Int(r.path_count)).map { Int(p[Int(r.path_start) + $0]) }
+            let steps = (0..<Int(r.path_count)).map { k in
+                let st = p[Int(r.path_start) + k]
+                return PathStep(arc: Int(st.arc), from: st.from, to: st.to)
+            }
             return EngineSubMatch(firstFix: Int(r.first_fix), lastFix: Int(r.last_fix),
-                                  matchedFixes: Int(r.matched_fixes), arcs: arcs, startOffset: r.start_offset,
-                                  endOffset: r.end_offset, length: r.length, greatCircle: r.great_circle,
+                                  matchedFixes: Int(r.matched_fixes), steps: steps, length: r.length,
+                                  greatCircle: r.great_circle,
                                   deviation: r.deviation, meanDistance: r.mean_distance)
         }
     }

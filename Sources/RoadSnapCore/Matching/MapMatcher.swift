@@ -19,6 +19,8 @@ public struct MatchedFix: Hashable, Sendable {
     public var forward: Bool
     /// Index of the sub-match holding this fix.
     public var subMatch: Int
+    /// Metres along the sub-match's path from its start to the matched point.
+    public var along: Double
     /// Metres from the edge's geometry start to the matched point.
     public var offset: Double
     /// Metres from the fix to the matched point.
@@ -37,11 +39,8 @@ public struct SubMatch: Hashable, Sendable {
     public var lastFix: Int
     /// Fixes matched within `firstFix...lastFix` (the others were dropped as outliers or had no road near).
     public var matchedFixCount: Int
-    /// Directed arcs traversed, in driving order (`RoadGraph` numbering).
-    public var arcs: [Int]
-    /// Metres along the first arc where the match starts, and along the last arc where it ends.
-    public var startOffset: Double
-    public var endOffset: Double
+    /// The path driven: directed arcs (`RoadGraph` numbering) in order, each with the metres along it driven.
+    public var steps: [PathStep]
     /// Route length in metres from the first to the last matched point.
     public var length: Double
     /// Seconds from the first to the last matched fix, when the track has times.
@@ -51,6 +50,9 @@ public struct SubMatch: Hashable, Sendable {
     public var confidence: Double
     /// The matched path as a polyline from the first to the last matched point.
     public var geometry: [GeoCoordinate]
+
+    /// Directed arcs traversed, in driving order.
+    public var arcs: [Int] { steps.map(\.arc) }
 
     /// Edges traversed in order (consecutive repeats of one edge collapsed).
     public var edges: [Int] {
@@ -133,6 +135,15 @@ public final class MapMatcher {
         let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
         try engine.run(parameters: parameters, x: xs, y: ys, time: times, course: courses, speed: speeds)
 
+        let engineSubs = engine.subMatches
+        // Cumulative length before each path arc, per sub-match, to place fixes along their path.
+        let before: [[Double]] = engineSubs.map { s in
+            var acc = 0.0
+            return s.steps.map { st in
+                defer { acc += st.to - st.from }
+                return acc - st.from
+            }
+        }
         let raw = engine.fixes
         var matched = [MatchedFix?](repeating: nil, count: n)
         var points: [LocalPoint] = []
@@ -147,10 +158,11 @@ public final class MapMatcher {
             let edge = RoadGraph.edge(ofArc: r.arc), forward = RoadGraph.isForward(r.arc)
             let len = network.edges[edge].length
             matched[i] = MatchedFix(edge: edge, forward: forward, subMatch: r.subMatch,
+                                    along: max(0, before[r.subMatch][r.pathIndex] + r.offset),
                                     offset: forward ? r.offset : max(0, len - r.offset), distance: r.distance,
                                     coordinate: coords[k])
         }
-        let subs = engine.subMatches.map { s -> SubMatch in
+        let subs = engineSubs.map { s -> SubMatch in
             var confidence: Double
             if s.matchedFixes <= 1 {
                 let z = s.meanDistance / parameters.sigma
@@ -162,23 +174,19 @@ public final class MapMatcher {
             }
             var duration: Double? = nil
             if let t0 = fixes[s.firstFix].time, let t1 = fixes[s.lastFix].time { duration = t1 - t0 }
-            return SubMatch(firstFix: s.firstFix, lastFix: s.lastFix, matchedFixCount: s.matchedFixes, arcs: s.arcs,
-                            startOffset: s.startOffset, endOffset: s.endOffset, length: s.length,
-                            duration: duration, confidence: min(1, max(0, confidence)),
-                            geometry: geometry(arcs: s.arcs, startOffset: s.startOffset, endOffset: s.endOffset))
+            return SubMatch(firstFix: s.firstFix, lastFix: s.lastFix, matchedFixCount: s.matchedFixes, steps: s.steps,
+                            length: s.length, duration: duration, confidence: min(1, max(0, confidence)),
+                            geometry: geometry(of: s.steps))
         }
         return MatchResult(fixes: matched, subMatches: subs, parameters: parameters)
     }
 
-    /// The polyline along `arcs` from `startOffset` on the first to `endOffset` on the last (offsets along the arcs).
-    public func geometry(arcs: [Int], startOffset: Double, endOffset: Double) -> [GeoCoordinate] {
+    /// The polyline along path steps.
+    public func geometry(of steps: [PathStep]) -> [GeoCoordinate] {
         var pts: [LocalPoint] = []
-        for (k, a) in arcs.enumerated() {
-            let edge = RoadGraph.edge(ofArc: a), forward = RoadGraph.isForward(a)
-            let len = network.edges[edge].length
-            let from = k == 0 ? startOffset : 0
-            let to = k == arcs.count - 1 ? max(from, endOffset) : len
-            network.appendLocalPolyline(edge: edge, forward: forward, from: from, to: to, into: &pts)
+        for st in steps {
+            network.appendLocalPolyline(edge: RoadGraph.edge(ofArc: st.arc), forward: RoadGraph.isForward(st.arc),
+                                        from: st.from, to: max(st.from, st.to), into: &pts)
         }
         return frame.inverse(pts)
     }

@@ -12,9 +12,9 @@ public struct RouteMismatch: Hashable, Sendable {
         self.truthLength = truthLength; self.missingLength = missingLength; self.extraLength = extraLength
     }
 
-    /// Scores `matched` against `truth` with `length(id)` metres per source id (0 for unknown ids).
-    public init(truth: [EdgeSourceID], matched: [EdgeSourceID], length: (EdgeSourceID) -> Double) {
-        var t: [EdgeSourceID: Int] = [:], m: [EdgeSourceID: Int] = [:]
+    /// Scores `matched` against `truth` with `length(id)` metres per edge id (0 for unknown ids).
+    public init<ID: Hashable>(truth: [ID], matched: [ID], length: (ID) -> Double) {
+        var t: [ID: Int] = [:], m: [ID: Int] = [:]
         for id in truth { t[id, default: 0] += 1 }
         for id in matched { m[id, default: 0] += 1 }
         var truthLength = 0.0, missing = 0.0, extra = 0.0
