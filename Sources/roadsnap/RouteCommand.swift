@@ -1,8 +1,55 @@
-// Placeholder until the route feature lands; replaced by its own implementation.
+import RoadSnapCore
+import RoadSnapFormats
+
+/// `roadsnap route`: a route with turn-by-turn steps between two or more coordinates.
 enum RouteCommand {
-    static let usage = "roadsnap route (not built yet)"
+    static let usage = "roadsnap route --map MAP --from LAT,LON --to LAT,LON [--via LAT,LON]... "
+        + "[--avoid highways,tolls,ferries] [--heading DEG] [--same-side] [--format text|geojson|json] [--out FILE]"
+
     static func run(_ args: [String]) throws -> Int32 {
-        writeStderr("roadsnap route: not built yet\n")
-        return 2
+        let opts = try Options(args, booleans: ["same-side", "dijkstra"])
+        let path = try opts.require("map")
+        let from = try Options.coordinate(try opts.require("from"), flag: "from")
+        let to = try Options.coordinate(try opts.require("to"), flag: "to")
+        var vias: [GeoCoordinate] = []
+        for v in opts.all("via") { vias.append(try Options.coordinate(v, flag: "via")) }
+        let options = try opts.string("avoid").map { s throws(RoadSnapError) in try RoutingOptions(avoiding: s) }
+            ?? RoutingOptions(avoidsHighways: false, avoidsTolls: false, avoidsFerries: false)
+        let outputFormat = opts.string("format") ?? "text"
+        guard ["text", "json", "geojson"].contains(outputFormat) else {
+            throw RoadSnapError.invalidArgument("--format expects text, json or geojson, got '\(outputFormat)'")
+        }
+        var heading: Double? = nil
+        if opts.string("heading") != nil { heading = try opts.double("heading", default: 0) }
+        let sameSide = opts.flags.contains("same-side")
+
+        let t0 = monotonicSeconds()
+        let network = try MapLoader.load(path: path)
+        let t1 = monotonicSeconds()
+        let router = Router(network: network, algorithm: opts.flags.contains("dijkstra") ? .dijkstra : .contractionHierarchy,
+                            prepare: [options])
+        let t2 = monotonicSeconds()
+        let request = RouteRequest(
+            origin: Waypoint(coordinate: from, preferredHeading: heading),
+            destinations: (vias + [to]).map { Waypoint(coordinate: $0, preferSameSideOfRoad: sameSide) },
+            options: options)
+        let result = router.route(request)
+        let t3 = monotonicSeconds()
+
+        let output: String
+        switch outputFormat {
+        case "json": output = try RouteOutput.serialize(RouteOutput.jsonObject(result))
+        case "geojson":
+            output = try RouteOutput.serialize(RouteOutput.geoJSONObject(result))
+        default: output = RouteOutput.text(result)
+        }
+        if let out = opts.string("out") {
+            try RouteOutput.write(output + "\n", to: out)
+        } else {
+            print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+        }
+        writeStderr("map load \(format(t1 - t0, 2)) s, preprocessing \(format(t2 - t1, 2)) s, "
+                    + "query \(format((t3 - t2) * 1000, 2)) ms\n")
+        return result.status == .ok ? 0 : 3
     }
 }

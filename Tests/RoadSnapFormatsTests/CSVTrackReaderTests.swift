@@ -16,6 +16,17 @@ import RoadSnapCore
         #expect(track.fixes.last?.time == 1_232_226_534)
     }
 
+    @Test func rawNewsonKrummFileWithSeparateDateAndTimeColumns() throws {
+        let track = try TrackReader.read(path: FixturePaths.fixture("csv/newson-krumm-gps_data-head.txt"))
+        #expect(track.skipped.isEmpty)
+        #expect(track.fixes.count == 20)
+        // 17-Jan-2009 20:27:37 UTC
+        #expect(track.fixes[0].time == 1_232_224_057)
+        #expect(track.fixes[19].time == 1_232_224_076)
+        #expect(track.fixes[0].coordinate.latitude == 47.66748333 && track.fixes[0].coordinate.longitude == -122.1070833)
+        #expect(track.sourceLines.first == 2)
+    }
+
     @Test func badRowsAreSkippedWithTheirLines() throws {
         let path = FixturePaths.fixture("bad/bad-rows.csv")
         let track = try TrackReader.read(path: path)

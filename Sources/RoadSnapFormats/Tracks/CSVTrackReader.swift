@@ -3,9 +3,10 @@ import RoadSnapCore
 /// CSV (comma, semicolon or tab separated, RFC 4180 quoting) with a header row naming the columns:
 /// `lat`/`latitude`, `lon`/`lng`/`long`/`longitude` (required), `time`/`timestamp`/`datetime` (ISO 8601, epoch
 /// seconds or epoch milliseconds), `course`/`heading`/`bearing` (degrees), `speed` (m/s), `altitude`/`alt`/`ele`/
-/// `elevation` (m), `accuracy` (m). Names are case-insensitive; a unit in brackets (`speed (m/s)`) is ignored.
+/// `elevation` (m), `accuracy` (m), and `date` when the date sits in its own column (`Date (UTC)`, `Time (UTC)` as
+/// in Newson & Krumm's data). Names are case-insensitive; a unit in brackets (`speed (m/s)`) is ignored.
 enum CSVTrackReader {
-    enum Column: CaseIterable { case latitude, longitude, time, course, speed, altitude, accuracy }
+    enum Column: CaseIterable { case latitude, longitude, time, date, course, speed, altitude, accuracy }
 
     static func column(named header: String) -> Column? {
         var key = header.trimmingSpaces.lowercased()
@@ -14,6 +15,7 @@ enum CSVTrackReader {
         case "lat", "latitude": return .latitude
         case "lon", "lng", "long", "longitude": return .longitude
         case "time", "timestamp", "datetime", "date_time": return .time
+        case "date": return .date
         case "course", "heading", "bearing": return .course
         case "speed": return .speed
         case "altitude", "alt", "ele", "elevation": return .altitude
@@ -74,7 +76,8 @@ enum CSVTrackReader {
         }
         var time: Double?
         if let t = text(.time) {
-            guard let parsed = TrackTime.parse(t) else {
+            let dated = text(.date).flatMap { d in TrackTime.parse(date: d, time: t) }
+            guard let parsed = dated ?? TrackTime.parse(t) else {
                 return .failure(TrackValueError("time \"\(t)\" is neither ISO 8601 nor epoch seconds/milliseconds"))
             }
             time = parsed

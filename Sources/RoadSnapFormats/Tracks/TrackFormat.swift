@@ -33,10 +33,11 @@ public enum TrackFormat: String, Sendable, CaseIterable {
         case UInt8(ascii: "$"), UInt8(ascii: "!"): return .nmea
         default: break
         }
-        // Logs with a prefix before each sentence (timestamps, gpsd comments) still show "$G?xxx," early on.
+        // Logs with a prefix before each sentence (a logger's timestamp) still show "$TTSSS," early on.
         let head = content[i..<min(content.count, i + 4096)]
         if let dollar = head.firstIndex(of: UInt8(ascii: "$")), dollar + 6 < head.endIndex,
-           head[dollar + 1] == UInt8(ascii: "G"), head[dollar + 6] == UInt8(ascii: ",")
+           head[(dollar + 1)...(dollar + 5)].allSatisfy({ $0 >= 65 && $0 <= 90 || $0 >= 48 && $0 <= 57 }),
+           head[dollar + 6] == UInt8(ascii: ",")
         {
             return .nmea
         }

@@ -71,6 +71,26 @@ enum TrackTime {
         return fromEpochNumber(n)
     }
 
+    /// A date and a time of day from two columns (`2009-01-17` or `2009/01/17` or `17-Jan-2009`, and `20:45:25`
+    /// with optional fraction and zone); nil when either is not one.
+    static func parse<S: StringProtocol>(date: S, time: S) -> Double? {
+        let d = date.trimmingSpaces
+        let parts = d.split(whereSeparator: { $0 == "-" || $0 == "/" || $0 == "." })
+        guard parts.count == 3 else { return nil }
+        let iso: String
+        if parts[0].count == 4 {
+            iso = "\(parts[0])-\(parts[1])-\(parts[2])"
+        } else if let month = monthNames.firstIndex(of: parts[1].lowercased().prefix(3)), parts[2].count == 4 {
+            let day = parts[0].count == 1 ? "0" + parts[0] : String(parts[0])
+            iso = "\(parts[2])-\(month < 9 ? "0" : "")\(month + 1)-\(day)"
+        } else {
+            return nil
+        }
+        return parseISO8601(iso + "T" + time.trimmingSpaces)
+    }
+
+    static let monthNames: [Substring] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
     static func fromEpochNumber(_ n: Double) -> Double { abs(n) > 1e11 ? n / 1000 : n }
 
     static func daysIn(month: Int, year: Int) -> Int {

@@ -1,0 +1,114 @@
+/// Guidance state of the navigator, as the turn-by-turn feed reports it.
+public enum NavState: String, Hashable, Sendable {
+    case unknown
+    /// Following the route.
+    case enroute
+    /// Off the route; a new route from the current position is being computed.
+    case rerouting
+    /// Guidance stopped (no route, arrived with stop-at-arrival, or cleared).
+    case stopped
+}
+
+/// Traffic delay to the next destination (raw values as the reference SDK numbers them).
+public enum DelayCategory: Int, Hashable, Sendable {
+    /// No traffic data covers the remaining route.
+    case noData = 0
+    case heavy = 1
+    case medium = 2
+    case light = 3
+}
+
+/// The display lighting the sun's position suggests.
+public enum LightingMode: String, Hashable, Sendable {
+    case normal
+    /// The sun is below the civil twilight limit (6 degrees under the horizon).
+    case lowLight
+}
+
+/// How far the driver is over the speed limit, per the navigator's speed alert options.
+public enum SpeedAlertSeverity: String, Hashable, Sendable {
+    /// No speed or no speed limit known.
+    case unknown
+    case notSpeeding
+    case minor
+    case major
+}
+
+/// One location from the road-snapped provider. Missing values are invalid as the reference SDK reports them:
+/// altitude NaN, course, speed and accuracy -1.
+public struct RoadSnappedLocation: Hashable, Sendable {
+    public var coordinate: GeoCoordinate
+    /// Metres above the ellipsoid, NaN when unknown.
+    public var altitude: Double
+    /// Degrees clockwise from north along the road, -1 when unknown.
+    public var course: Double
+    /// Metres per second, -1 when unknown.
+    public var speed: Double
+    /// Seconds since 1970-01-01 UTC.
+    public var timestamp: Double
+    /// Horizontal accuracy in metres (1 sigma), -1 when unknown.
+    public var horizontalAccuracy: Double
+    /// The edge the location is snapped to, nil when no road was near (the raw position is passed through).
+    public var edge: Int?
+    /// Travelling along the edge's geometry (true) or against it.
+    public var isForward: Bool
+    /// Metres from the edge's start to the snapped point.
+    public var offset: Double
+    /// Metres between the raw fix and the snapped point.
+    public var distanceFromFix: Double
+
+    public init(coordinate: GeoCoordinate, altitude: Double = .nan, course: Double = -1, speed: Double = -1,
+                timestamp: Double, horizontalAccuracy: Double = -1, edge: Int? = nil, isForward: Bool = true,
+                offset: Double = 0, distanceFromFix: Double = 0)
+    {
+        self.coordinate = coordinate; self.altitude = altitude; self.course = course; self.speed = speed
+        self.timestamp = timestamp; self.horizontalAccuracy = horizontalAccuracy; self.edge = edge
+        self.isForward = isForward; self.offset = offset; self.distanceFromFix = distanceFromFix
+    }
+
+    /// Whether the location lies on a road of the map.
+    public var isOnRoad: Bool { edge != nil }
+}
+
+/// A destination of the navigator: where to go, with an optional title and preferred approach heading.
+public struct NavigationWaypoint: Hashable, Sendable {
+    public var coordinate: GeoCoordinate
+    public var title: String
+    /// Preferred heading (degrees) to approach or leave the waypoint with, nil for any.
+    public var preferredHeading: Double?
+
+    public init(coordinate: GeoCoordinate, title: String = "", preferredHeading: Double? = nil) {
+        self.coordinate = coordinate; self.title = title; self.preferredHeading = preferredHeading
+    }
+}
+
+/// Speed alert thresholds as a percentage over the speed limit (5 means 5% over), and how long the driver must stay
+/// over the major threshold before the severity is upgraded from minor to major.
+public struct SpeedAlertOptions: Hashable, Sendable {
+    public let minorSpeedingThresholdPercentage: Double
+    public let majorSpeedingThresholdPercentage: Double
+    public let severityUpgradeDurationSeconds: Double
+
+    /// Checks 0 <= minor <= major and a non-negative duration.
+    public init(minorSpeedingThresholdPercentage minor: Double, majorSpeedingThresholdPercentage major: Double,
+                severityUpgradeDurationSeconds duration: Double) throws(RoadSnapError)
+    {
+        guard minor.isFinite, major.isFinite, minor >= 0, major >= minor else {
+            throw .invalidArgument("speed alert thresholds must satisfy 0 <= minor (\(minor)) <= major (\(major))")
+        }
+        guard duration.isFinite, duration >= 0 else {
+            throw .invalidArgument("speed alert severity upgrade duration must be >= 0 seconds, got \(duration)")
+        }
+        minorSpeedingThresholdPercentage = minor
+        majorSpeedingThresholdPercentage = major
+        severityUpgradeDurationSeconds = duration
+    }
+}
+
+/// Unit system for the built-in speed alert thresholds used when no `SpeedAlertOptions` are set.
+public enum SpeedAlertUnits: String, Hashable, Sendable {
+    /// Minor from 10 km/h over the limit, major from 20 km/h over.
+    case metric
+    /// Minor from 5 mph over the limit, major from 10 mph over.
+    case imperial
+}

@@ -1,0 +1,175 @@
+/// The car profile: what a route may use and what it costs.
+///
+/// - Speed: the tagged `maxspeed` for the travel direction, else the class default (`RoadClass.defaultSpeedKmh`:
+///   motorway 90, trunk 85, primary 65, secondary 55, tertiary 40, unclassified and residential 25, living street
+///   10, service 15, links 20–45 km/h). Ferries take their tagged `duration`, else 5 km/h.
+/// - One-ways and `no_*`/`only_*` turn restrictions are obeyed; U-turns are made only at dead ends (20 s).
+/// - Turns cost time: nothing under 20°, then 1.5 s plus up to 4.5 s growing with the angle, plus 2.5 s for turns
+///   across oncoming traffic (left in right-hand traffic).
+/// - `access=destination` (and private, delivery, …) roads cost 10 times their travel time: used to reach a place
+///   on them, not as through routes. Roads the options avoid cost 20 times their travel time, so they are used only
+///   when nothing else connects (as navigation SDKs do).
+/// - Costs are whole milliseconds so that every search algorithm sums them exactly.
+public enum CarProfile {
+    /// Seconds added for a U-turn at a dead end.
+    public static let uTurnSeconds = 20.0
+    /// Factor on the travel time of roads the routing options avoid.
+    public static let avoidFactor = 20.0
+    /// Factor on the travel time of `access=destination` roads.
+    public static let destinationAccessFactor = 10.0
+
+    /// Travel time in seconds of `length` metres of an edge in the given direction.
+    public static func seconds(_ edge: RoadEdge, length: Double, forward: Bool) -> Double {
+        if edge.attributes.isFerry, let d = edge.attributes.ferryDuration, edge.length > 0 {
+            return d * length / edge.length
+        }
+        let speed = max(1, edge.attributes.speedKmh(forward: forward))
+        return length / (speed / 3.6)
+    }
+
+    /// Seconds a turn of `angle` degrees costs (positive = right), U-turns excluded.
+    public static func turnSeconds(angle: Double, drivingSide: DrivingSide) -> Double {
+        let a = abs(angle)
+        if a < 20 { return 0 }
+        let crossing = drivingSide == .left ? angle > 0 : angle < 0
+        return 1.5 + 4.5 * min(a, 180) / 180 + (crossing ? 2.5 : 0)
+    }
+
+    /// Whether the options avoid this edge.
+    public static func avoids(_ attributes: RoadAttributes, options: RoutingOptions) -> Bool {
+        (options.avoidsHighways && attributes.roadClass.isHighway) || (options.avoidsTolls && attributes.isToll)
+            || (options.avoidsFerries && attributes.isFerry)
+    }
+}
+
+/// Bearings of every arc near its ends, and which edges sit on tiny disconnected islands. Built once per network.
+struct ArcGeometry: Sendable {
+    /// Bearing leaving the arc's tail (towards a point ~15 m in) and arriving at its head.
+    let startBearing: [Double]
+    let endBearing: [Double]
+    /// Edges of weakly connected pieces with fewer than `islandEdgeLimit` edges (parking aisles cut off by the
+    /// extract, private courtyards): waypoints prefer other roads.
+    let onIsland: [Bool]
+    static let islandEdgeLimit = 30
+    static let bearingReach = 15.0
+
+    init(network: RoadNetwork) {
+        let n = network.edges.count
+        var start = [Double](repeating: 0, count: 2 * n), end = [Double](repeating: 0, count: 2 * n)
+        for e in 0..<n {
+            let pts = network.localGeometry(ofEdge: e)
+            let first = pts[pts.startIndex], last = pts[pts.endIndex - 1]
+            let len = network.edges[e].length
+            let reach = min(Self.bearingReach, len)
+            let nearStart = network.localPoint(onEdge: e, offset: reach)
+            let nearEnd = network.localPoint(onEdge: e, offset: len - reach)
+            start[2 * e] = localBearing(from: first, to: nearStart)
+            end[2 * e] = localBearing(from: nearEnd, to: last)
+            start[2 * e + 1] = localBearing(from: last, to: nearEnd)
+            end[2 * e + 1] = localBearing(from: nearStart, to: first)
+        }
+        startBearing = start; endBearing = end
+        // Union-find over nodes.
+        var parent = Array(0..<network.nodes.count)
+        func find(_ x: Int) -> Int {
+            var x = x
+            while parent[x] != x { parent[x] = parent[parent[x]]; x = parent[x] }
+            return x
+        }
+        for edge in network.edges {
+            let a = find(edge.fromNode), b = find(edge.toNode)
+            if a != b { parent[a] = b }
+        }
+        var size: [Int: Int] = [:]
+        for edge in network.edges { size[find(edge.fromNode), default: 0] += 1 }
+        onIsland = network.edges.map { (size[find($0.fromNode)] ?? 0) < Self.islandEdgeLimit }
+    }
+
+    /// Signed turn angle from arriving on `a` to leaving on `b`, degrees in (-180, 180], positive to the right.
+    func turnAngle(from a: Int, to b: Int) -> Double {
+        signedAngle(from: endBearing[a], to: startBearing[b])
+    }
+}
+
+/// Signed difference `to - from` of two bearings, degrees in (-180, 180].
+@inlinable
+func signedAngle(from: Double, to: Double) -> Double {
+    var d = (to - from).truncatingRemainder(dividingBy: 360)
+    if d <= -180 { d += 360 }
+    if d > 180 { d -= 360 }
+    return d
+}
+
+/// The turn-aware (edge-based) graph of one profile: nodes are arcs, links are allowed turns. A link `a -> b`
+/// costs the turn plus travelling all of `b`; a search label on `a` is the cost at the head of `a`.
+final class TurnGraph: Sendable {
+    let arcCount: Int
+    /// Cost of travelling each whole arc, milliseconds (penalties included); 0 for arcs that do not exist.
+    let arcCost: [Int32]
+    /// Turns leaving arc `a`: `turnTarget[turnStart[a] ..< turnStart[a + 1]]` with their costs.
+    let turnStart: [Int32]
+    let turnTarget: [Int32]
+    let turnCost: [Int32]
+    /// Turns entering arc `b`: `reverseSource[reverseStart[b] ..< reverseStart[b + 1]]` with their costs.
+    let reverseStart: [Int32]
+    let reverseSource: [Int32]
+    let reverseCost: [Int32]
+
+    init(network: RoadNetwork, geometry: ArcGeometry, options: RoutingOptions, drivingSide: DrivingSide) {
+        let graph = network.graph
+        arcCount = network.edges.count * 2
+        var cost = [Int32](repeating: 0, count: arcCount)
+        for a in 0..<arcCount where graph.arcTail[a] >= 0 {
+            let edge = network.edges[a >> 1]
+            var s = CarProfile.seconds(edge, length: edge.length, forward: a & 1 == 0)
+            if edge.attributes.access == .destination { s *= CarProfile.destinationAccessFactor }
+            if CarProfile.avoids(edge.attributes, options: options) { s *= CarProfile.avoidFactor }
+            cost[a] = Int32(min(Double(Int32.max / 8), (s * 1000).rounded()))
+        }
+        arcCost = cost
+        var start: [Int32] = [0], target: [Int32] = [], tcost: [Int32] = []
+        start.reserveCapacity(arcCount + 1)
+        for a in 0..<arcCount {
+            let v = Int(graph.arcHead[a])
+            if v >= 0 {
+                var any = false
+                for k in Int(graph.outStart[v])..<Int(graph.outStart[v + 1]) {
+                    let b = Int(graph.outArcs[k])
+                    if graph.isUTurn(from: a, to: b) || !graph.isTurnAllowed(from: a, to: b) { continue }
+                    let turn = CarProfile.turnSeconds(angle: geometry.turnAngle(from: a, to: b), drivingSide: drivingSide)
+                    target.append(Int32(b)); tcost.append(Int32((turn * 1000).rounded()) + cost[b])
+                    any = true
+                }
+                // Dead end: turn around.
+                let back = a ^ 1
+                if !any, graph.arcTail[back] >= 0, graph.isTurnAllowed(from: a, to: back) {
+                    target.append(Int32(back)); tcost.append(Int32(CarProfile.uTurnSeconds * 1000) + cost[back])
+                }
+            }
+            start.append(Int32(target.count))
+        }
+        turnStart = start; turnTarget = target; turnCost = tcost
+        // Reverse adjacency.
+        var count = [Int32](repeating: 0, count: arcCount + 1)
+        for t in target { count[Int(t) + 1] += 1 }
+        for i in 0..<arcCount { count[i + 1] += count[i] }
+        var fill = count
+        var rs = [Int32](repeating: 0, count: target.count), rc = [Int32](repeating: 0, count: target.count)
+        for a in 0..<arcCount {
+            for k in Int(start[a])..<Int(start[a + 1]) {
+                let b = Int(target[k])
+                let slot = Int(fill[b]); fill[b] += 1
+                rs[slot] = Int32(a); rc[slot] = tcost[k]
+            }
+        }
+        reverseStart = count; reverseSource = rs; reverseCost = rc
+    }
+
+    /// Milliseconds of a turn `a -> b` alone (without travelling `b`), or nil when the turn is not allowed.
+    func turnOnly(from a: Int, to b: Int) -> Int32? {
+        for k in Int(turnStart[a])..<Int(turnStart[a + 1]) where Int(turnTarget[k]) == b {
+            return turnCost[k] - arcCost[b]
+        }
+        return nil
+    }
+}

@@ -1,0 +1,349 @@
+/// Turns a search path into a leg: segments with offsets, geometry, durations and turn-by-turn steps.
+struct LegBuilder {
+    let router: Router
+    let graph: TurnGraph
+    var network: RoadNetwork { router.network }
+    var geometry: ArcGeometry { router.geometry }
+    var side: DrivingSide { router.drivingSide }
+
+    func leg(path: SearchPath, from: PlacedWaypoint, to: PlacedWaypoint, origin: Waypoint,
+             destination: Waypoint) -> RouteLeg
+    {
+        let arcs = path.arcs
+        var segments: [LegSegment] = []
+        var geo: [GeoCoordinate] = []
+        var along = 0.0
+        for (i, arc) in arcs.enumerated() {
+            let e = arc >> 1, forward = arc & 1 == 0
+            let len = network.edges[e].length
+            let start = i == 0 ? from.candidate.offset : (forward ? 0 : len)
+            let end = i == arcs.count - 1 ? to.candidate.offset : (forward ? len : 0)
+            var seconds = CarProfile.seconds(network.edges[e], length: abs(end - start), forward: forward)
+            if i > 0, let turn = graph.turnOnly(from: arcs[i - 1], to: arc) { seconds += Double(turn) / 1000 }
+            let piece = points(edge: e, from: start, to: end)
+            let geometryStart = geo.isEmpty ? 0 : geo.count - 1
+            geo.append(contentsOf: geo.isEmpty ? piece[...] : piece.dropFirst())
+            segments.append(LegSegment(arc: arc, fromOffset: start, toOffset: end, duration: seconds,
+                                       distanceFromLegStart: along, geometryStart: geometryStart))
+            along += abs(end - start)
+        }
+        let duration = segments.reduce(0) { $0 + $1.duration }
+        let steps = StepBuilder(leg: self, segments: segments, from: from, to: to).steps()
+        return RouteLeg(origin: origin, destination: destination, snappedOrigin: from.snapped,
+                        snappedDestination: to.snapped, geometry: geo, distance: along, duration: duration,
+                        steps: steps, segments: segments)
+    }
+
+    /// The coordinate `offset` metres along edge `e` (geometry direction), interpolated between shape points.
+    func coordinate(edge e: Int, offset: Double) -> GeoCoordinate {
+        let r = network.edges[e].shapeRange
+        var acc = 0.0
+        for i in r.lowerBound..<(r.upperBound - 1) {
+            let a = network.localShape[i], b = network.localShape[i + 1]
+            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if offset <= acc + len, len > 0 {
+                let t = max(0, min(1, (offset - acc) / len))
+                let p = network.shape[i], q = network.shape[i + 1]
+                return GeoCoordinate(uncheckedLatitude: p.latitude + t * (q.latitude - p.latitude),
+                                     longitude: p.longitude + t * (q.longitude - p.longitude))
+            }
+            acc += len
+        }
+        return network.shape[r.upperBound - 1]
+    }
+
+    /// Geometry of edge `e` from offset `from` to offset `to` (reversed when `from > to`).
+    func points(edge e: Int, from: Double, to: Double) -> [GeoCoordinate] {
+        let lo = min(from, to), hi = max(from, to)
+        let r = network.edges[e].shapeRange
+        var pts = [coordinate(edge: e, offset: lo)]
+        var acc = 0.0
+        for i in r.lowerBound..<(r.upperBound - 1) {
+            let a = network.localShape[i], b = network.localShape[i + 1]
+            acc += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if acc > lo, acc < hi { pts.append(network.shape[i + 1]) }
+        }
+        pts.append(coordinate(edge: e, offset: hi))
+        return from > to ? pts.reversed() : pts
+    }
+
+    func attributes(_ arc: Int) -> RoadAttributes { network.edges[arc >> 1].attributes }
+
+    /// `name`, else `ref`, else empty.
+    func simpleName(_ arc: Int) -> String {
+        let a = attributes(arc)
+        return a.name ?? a.ref ?? ""
+    }
+
+    /// "Name (ref)" when both are tagged.
+    func fullName(_ arc: Int) -> String {
+        let a = attributes(arc)
+        if let n = a.name, let r = a.ref, n != r { return "\(n) (\(r))" }
+        return a.name ?? a.ref ?? ""
+    }
+}
+
+/// Decides the maneuvers along a leg and writes the steps.
+struct StepBuilder {
+    let leg: LegBuilder
+    let segments: [LegSegment]
+    let from: PlacedWaypoint
+    let to: PlacedWaypoint
+
+    struct Pending {
+        var segment: Int
+        var maneuver: Maneuver
+        var turn: TurnDirection?
+        var exit: Int = -1
+        var exitNumber: String?
+        var lanes: [Lane] = []
+        var towards: String?
+    }
+
+    func steps() -> [RouteStep] {
+        let arcs = segments.map(\.arc)
+        var pending: [Pending] = []
+        var i = 1
+        // Leaving a roundabout the leg started on.
+        var startedOnRing = leg.attributes(arcs[0]).isRoundabout
+        while i < arcs.count {
+            let a = arcs[i - 1], b = arcs[i]
+            let ra = leg.attributes(a), rb = leg.attributes(b)
+            if rb.isRoundabout && !ra.isRoundabout {
+                var j = i
+                while j < arcs.count && leg.attributes(arcs[j]).isRoundabout { j += 1 }
+                let exit = roundaboutExit(arcs, entry: i, exitAt: j)
+                let cw = clockwise(arcs, entry: i, exitAt: j)
+                let dir = j < arcs.count ? TurnDirection(angle: signedAngle(from: leg.geometry.endBearing[a],
+                                                                           to: leg.geometry.startBearing[arcs[j]])) : nil
+                let seg = j < arcs.count ? j : i
+                pending.append(Pending(segment: seg, maneuver: Maneuver.roundabout(dir, clockwise: cw), turn: dir,
+                                       exit: j < arcs.count ? exit : -1))
+                i = j < arcs.count ? j + 1 : arcs.count
+                startedOnRing = false
+                continue
+            }
+            if ra.isRoundabout && !rb.isRoundabout && startedOnRing {
+                let cw = clockwise(arcs, entry: 0, exitAt: i)
+                pending.append(Pending(segment: i, maneuver: cw ? .roundaboutExitClockwise : .roundaboutExitCounterClockwise,
+                                       turn: nil))
+                startedOnRing = false
+                i += 1
+                continue
+            }
+            if let p = junction(arcs, at: i) { pending.append(p) }
+            i += 1
+        }
+        return write(pending, arcs: arcs)
+    }
+
+    /// Number of the exit taken: ring nodes passed with a road leaving the ring, counting the exit's own node.
+    func roundaboutExit(_ arcs: [Int], entry: Int, exitAt j: Int) -> Int {
+        let g = leg.network.graph
+        var count = 0
+        for m in entry..<min(j, arcs.count) {
+            let v = Int(g.arcHead[arcs[m]])
+            var hasExit = false
+            for k in Int(g.outStart[v])..<Int(g.outStart[v + 1]) {
+                let o = Int(g.outArcs[k])
+                if !leg.attributes(o).isRoundabout { hasExit = true; break }
+            }
+            if hasExit { count += 1 }
+        }
+        return max(1, count)
+    }
+
+    /// Whether the ring is driven clockwise, from how the path turns on it (driving side when too short to tell).
+    func clockwise(_ arcs: [Int], entry: Int, exitAt j: Int) -> Bool {
+        var total = 0.0
+        let end = min(j, arcs.count)
+        for m in entry..<end {
+            let a = arcs[m]
+            total += signedAngle(from: leg.geometry.startBearing[a], to: leg.geometry.endBearing[a])
+            if m + 1 < end { total += leg.geometry.turnAngle(from: a, to: arcs[m + 1]) }
+        }
+        if abs(total) < 10 { return leg.side == .left }
+        return total > 0
+    }
+
+    /// The maneuver at the junction between segments `i - 1` and `i`, or nil when the road simply continues.
+    func junction(_ arcs: [Int], at i: Int) -> Pending? {
+        let a = arcs[i - 1], b = arcs[i]
+        let ra = leg.attributes(a), rb = leg.attributes(b)
+        let side = leg.side
+        let geo = leg.geometry
+        let angle = geo.turnAngle(from: a, to: b)
+        var dir = TurnDirection(angle: angle)
+        let v = Int(leg.network.graph.arcHead[a])
+        let lanes = laneGuidance(arc: a, towards: b, direction: dir)
+        if a >> 1 == b >> 1 {
+            return Pending(segment: i, maneuver: .turn(.uTurn, side: side), turn: .uTurn, lanes: lanes)
+        }
+        if rb.isFerry && !ra.isFerry { return Pending(segment: i, maneuver: .ferryBoat, turn: nil) }
+        // Other ways to go at this junction, with their angles.
+        var others: [Double] = []
+        var aheadClasses: [RoadClass] = []
+        let g = leg.graph
+        for k in Int(g.turnStart[a])..<Int(g.turnStart[a + 1]) {
+            let o = Int(g.turnTarget[k])
+            if o == b || o >> 1 == a >> 1 { continue }
+            let t = geo.turnAngle(from: a, to: o)
+            others.append(t)
+            if abs(t) < 50, abs(t - angle) < 70 { aheadClasses.append(leg.attributes(o).roadClass) }
+        }
+        // Keep/fork: another branch also goes roughly ahead, and the route does not simply stay on its road (same
+        // name and class, the other branch a different kind of road or the road named).
+        let nearAhead = others.filter { abs($0) < 50 && abs($0 - angle) < 70 }
+        let staysOnRoad = ra.roadClass == rb.roadClass && leg.simpleName(a) == leg.simpleName(b)
+            && (!leg.simpleName(a).isEmpty || aheadClasses.allSatisfy { $0 != rb.roadClass })
+        let isFork = abs(angle) < 50 && !nearAhead.isEmpty && !staysOnRoad
+        if isFork { dir = nearAhead.allSatisfy({ angle < $0 }) ? .keepLeft : .keepRight }
+        let aHighway = ra.roadClass.isHighway && !ra.roadClass.isLink
+        let bHighway = rb.roadClass.isHighway && !rb.roadClass.isLink
+        let exitNumber = leg.network.exitNumbers[v]
+        if rb.roadClass.isLink && !ra.roadClass.isLink {
+            var d = dir
+            if d == .straight { d = angle < 0 ? .keepLeft : .keepRight }
+            return Pending(segment: i, maneuver: .ramp(on: !aHighway, d, side: side), turn: d,
+                           exitNumber: aHighway ? exitNumber : nil, lanes: lanes, towards: rb.destination)
+        }
+        if ra.roadClass.isLink && bHighway {
+            let m: Maneuver = abs(angle) < 1 ? .mergeUnspecified : (angle > 0 ? .mergeLeft : .mergeRight)
+            return Pending(segment: i, maneuver: m, turn: nil)
+        }
+        if isFork {
+            let m: Maneuver = aHighway || bHighway || ra.roadClass.isLink
+                ? (dir == .keepLeft ? .forkLeft : .forkRight) : .turn(dir, side: side)
+            return Pending(segment: i, maneuver: m, turn: dir, exitNumber: aHighway ? exitNumber : nil, lanes: lanes,
+                           towards: rb.destination)
+        }
+        let renamed = leg.simpleName(a) != leg.simpleName(b)
+        if others.isEmpty {
+            if !renamed { return nil }
+            if abs(angle) >= 50 { return Pending(segment: i, maneuver: .turn(dir, side: side), turn: dir, lanes: lanes) }
+            return Pending(segment: i, maneuver: .nameChange, turn: nil)
+        }
+        if dir == .straight {
+            return renamed ? Pending(segment: i, maneuver: .straight, turn: .straight, lanes: lanes) : nil
+        }
+        return Pending(segment: i, maneuver: .turn(dir, side: side), turn: dir, lanes: lanes)
+    }
+
+    /// Lanes of `turn:lanes` on the arriving arc, with the lanes for the maneuver's direction recommended.
+    func laneGuidance(arc a: Int, towards b: Int, direction: TurnDirection) -> [Lane] {
+        let attrs = leg.attributes(a)
+        guard let raw = a & 1 == 0 ? attrs.turnLanesForward : attrs.turnLanesBackward, raw.contains("|") || !raw.isEmpty
+        else { return [] }
+        let parsed: [[LaneShape]] = raw.split(separator: "|", omittingEmptySubsequences: false).map { lane in
+            lane.split(separator: ";", omittingEmptySubsequences: false).map { Self.shape(String($0).trimmed) }
+        }
+        let want: [[LaneShape]]
+        switch direction {
+        case .straight: want = [[.straight], [.unknown]]
+        case .slightLeft: want = [[.slightLeft], [.normalLeft, .straight]]
+        case .slightRight: want = [[.slightRight], [.normalRight, .straight]]
+        case .left: want = [[.normalLeft], [.slightLeft, .sharpLeft]]
+        case .right: want = [[.normalRight], [.slightRight, .sharpRight]]
+        case .sharpLeft: want = [[.sharpLeft], [.normalLeft]]
+        case .sharpRight: want = [[.sharpRight], [.normalRight]]
+        case .keepLeft: want = [[.slightLeft], [.normalLeft, .straight]]
+        case .keepRight: want = [[.slightRight], [.normalRight, .straight]]
+        case .uTurn: want = [[.uTurnLeft, .uTurnRight], [.sharpLeft, .sharpRight]]
+        }
+        var chosen: Set<LaneShape> = []
+        for tier in want where chosen.isEmpty {
+            if parsed.contains(where: { $0.contains(where: tier.contains) }) { chosen = Set(tier) }
+        }
+        var lanes = parsed.map { shapes in
+            Lane(directions: shapes.map { LaneDirection(shape: $0, isRecommended: chosen.contains($0)) })
+        }
+        // Keeping left or right with "through" lanes on both sides: only the lanes on that side.
+        if direction == .keepLeft || direction == .keepRight, chosen.contains(.straight) {
+            let idx = lanes.indices.filter { lanes[$0].isRecommended }
+            if idx.count > 1 {
+                let keep = direction == .keepLeft ? idx.first! : idx.last!
+                for k in idx where k != keep {
+                    lanes[k].directions = lanes[k].directions.map { LaneDirection(shape: $0.shape, isRecommended: false) }
+                }
+            }
+        }
+        return lanes
+    }
+
+    /// Lane arrow of one `turn:lanes` value.
+    static func shape(_ v: String) -> LaneShape {
+        switch v {
+        case "through", "merge_to_left", "merge_to_right": return .straight
+        case "left": return .normalLeft
+        case "right": return .normalRight
+        case "slight_left": return .slightLeft
+        case "slight_right": return .slightRight
+        case "sharp_left": return .sharpLeft
+        case "sharp_right": return .sharpRight
+        case "reverse": return .uTurnLeft
+        default: return .unknown
+        }
+    }
+
+    private func write(_ pending: [Pending], arcs: [Int]) -> [RouteStep] {
+        var steps: [RouteStep] = []
+        var timeAt: [Double] = [0]
+        for s in segments { timeAt.append(timeAt[timeAt.count - 1] + s.duration) }
+        var lastDistance = 0.0, lastTime = 0.0
+        func add(_ maneuver: Maneuver, segment: Int, location: GeoCoordinate, distance: Double, time: Double,
+                 nameArc: Int, text: String, lanes: [Lane] = [], exit: Int = -1, exitNumber: String? = nil)
+        {
+            steps.append(RouteStep(
+                stepNumber: steps.count, maneuver: maneuver, location: location, simpleRoadName: leg.simpleName(nameArc),
+                fullRoadName: leg.fullName(nameArc), instruction: text,
+                distanceFromPreviousStep: distance - lastDistance, timeFromPreviousStep: time - lastTime,
+                distanceFromLegStart: distance, timeFromLegStart: time, drivingSide: leg.side, lanes: lanes,
+                exitNumber: exitNumber, roundaboutTurnNumber: exit, segmentIndex: segment))
+            lastDistance = distance; lastTime = time
+        }
+        // Depart.
+        let first = arcs[0]
+        let departBearing = first & 1 == 0 ? from.candidate.bearing : (from.candidate.bearing + 180)
+            .truncatingRemainder(dividingBy: 360)
+        add(.depart, segment: 0, location: from.snapped, distance: 0, time: 0, nameArc: first,
+            text: Instructions.depart(bearing: departBearing, road: leg.simpleName(first)))
+        for p in pending {
+            let seg = segments[p.segment]
+            let arc = arcs[p.segment]
+            let node = Int(leg.network.graph.arcTail[arc])
+            let location = leg.network.nodes[node]
+            var distance = seg.distanceFromLegStart
+            var time = timeAt[p.segment]
+            if p.maneuver.family == .roundabout, p.exit > 0 {
+                // Announced at the ring's entry: back up to where the ring starts.
+                var k = p.segment
+                while k > 0, leg.attributes(arcs[k - 1]).isRoundabout { k -= 1 }
+                distance = segments[k].distanceFromLegStart; time = timeAt[k]
+                let entryNode = Int(leg.network.graph.arcTail[arcs[k]])
+                add(p.maneuver, segment: p.segment, location: leg.network.nodes[entryNode], distance: distance,
+                    time: time, nameArc: arc,
+                    text: Instructions.text(p.maneuver, road: leg.simpleName(arc), exit: p.exit, exitNumber: nil,
+                                            towards: nil), exit: p.exit)
+                continue
+            }
+            add(p.maneuver, segment: p.segment, location: location, distance: distance, time: time, nameArc: arc,
+                text: Instructions.text(p.maneuver, road: leg.simpleName(arc), exit: p.exit, exitNumber: p.exitNumber,
+                                        towards: p.towards),
+                lanes: p.lanes, exit: p.exit, exitNumber: p.exitNumber)
+        }
+        // Destination: which side the waypoint lies on.
+        let lastArc = arcs[arcs.count - 1]
+        var arrive = Maneuver.destination
+        if to.candidate.distance > 3 {
+            let bearing = lastArc & 1 == 0 ? to.candidate.bearing : to.candidate.bearing + 180
+            let rad = bearing * Double.pi / 180
+            let cross = RSMath.sin(rad) * (to.point.y - to.candidate.point.y)
+                - RSMath.cos(rad) * (to.point.x - to.candidate.point.x)
+            arrive = cross > 0 ? .destinationLeft : .destinationRight
+        }
+        let total = segments.last.map { $0.distanceFromLegStart + $0.distance } ?? 0
+        add(arrive, segment: segments.count - 1, location: to.snapped, distance: total, time: timeAt[timeAt.count - 1],
+            nameArc: lastArc, text: Instructions.text(arrive, road: "", exit: -1, exitNumber: nil, towards: nil))
+        return steps
+    }
+}

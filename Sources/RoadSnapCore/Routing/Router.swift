@@ -1,0 +1,233 @@
+import Synchronization
+
+/// The shortest-path algorithm a router uses.
+public enum RoutingAlgorithm: String, Hashable, Sendable {
+    /// Contraction hierarchy on the turn-aware graph: preprocessing once per avoid combination, fast queries.
+    case contractionHierarchy
+    /// Plain Dijkstra on the turn-aware graph: no preprocessing, slow queries (the reference).
+    case dijkstra
+}
+
+/// Routes between waypoints on one road network. Build once per network; `route(_:)` is thread-safe.
+///
+/// Preprocessing for the default options happens in `init`; other avoid combinations are prepared on first use.
+public final class Router: Sendable {
+    public let network: RoadNetwork
+    public let algorithm: RoutingAlgorithm
+    /// Driving side of the network's region (see `DrivingSide.at(_:)`).
+    public let drivingSide: DrivingSide
+    /// Search radius for waypoints, metres; beyond it the waypoint is a `.waypointError`.
+    public let waypointRadius: Double
+    let geometry: ArcGeometry
+    private let profiles = Mutex<[Int: PreparedProfile]>([:])
+    private let snappers = Mutex<[SnapperBox]>([])
+    private let spaces = Mutex<[SearchSpace]>([])
+
+    public init(network: RoadNetwork, algorithm: RoutingAlgorithm = .contractionHierarchy,
+                drivingSide: DrivingSide? = nil, waypointRadius: Double = 500,
+                prepare options: [RoutingOptions] = [RoutingOptions()])
+    {
+        self.network = network
+        self.algorithm = algorithm
+        self.drivingSide = drivingSide ?? DrivingSide.at(network.frameCenter)
+        self.waypointRadius = waypointRadius
+        geometry = ArcGeometry(network: network)
+        for o in options { _ = profile(o) }
+    }
+
+    /// Routes through the request's waypoints, one leg per destination. `isCanceled` is polled between stages; when
+    /// it returns true the result is `.canceled`.
+    public func route(_ request: RouteRequest, isCanceled: () -> Bool = { false }) -> RouteResult {
+        guard request.travelMode == .driving else {
+            return RouteResult(status: .travelModeUnsupported, message: "only driving routes are supported")
+        }
+        guard let origin = request.origin else {
+            return RouteResult(status: .locationUnavailable, message: "no origin (current location unknown)")
+        }
+        guard !request.destinations.isEmpty else {
+            return RouteResult(status: .noWaypoints, message: "no destination given")
+        }
+        let waypoints = [origin] + request.destinations
+        for i in 1..<waypoints.count where waypoints[i].coordinate == waypoints[i - 1].coordinate {
+            return RouteResult(status: .duplicateWaypoints, message: "waypoint \(i) repeats waypoint \(i - 1)",
+                               waypointIndex: i)
+        }
+        if isCanceled() { return RouteResult(status: .canceled, message: "a newer request replaced this one") }
+        let snapper: SnapperBox
+        do { snapper = try takeSnapper() } catch {
+            return RouteResult(status: .internalError, message: "\(error)")
+        }
+        defer { snappers.withLock { $0.append(snapper) } }
+        var placed: [PlacedWaypoint] = []
+        for (i, w) in waypoints.enumerated() {
+            guard let p = place(w, snapper: snapper.snapper, isOrigin: i == 0) else {
+                return RouteResult(status: .waypointError,
+                                   message: "waypoint \(i) (\(w.coordinate.latitude),\(w.coordinate.longitude)) "
+                                       + "has no road within \(Int(waypointRadius)) m", waypointIndex: i)
+            }
+            placed.append(p)
+        }
+        let prepared = profile(request.options)
+        let space = takeSpace()
+        defer { spaces.withLock { $0.append(space) } }
+        var legs: [RouteLeg] = []
+        for i in 1..<placed.count {
+            if isCanceled() { return RouteResult(status: .canceled, message: "a newer request replaced this one") }
+            guard let path = search(prepared, from: placed[i - 1], to: placed[i], space: space) else {
+                return RouteResult(status: .noRouteFound,
+                                   message: "no road route from waypoint \(i - 1) to waypoint \(i)", waypointIndex: i)
+            }
+            let leg = LegBuilder(router: self, graph: prepared.graph).leg(
+                path: path, from: placed[i - 1], to: placed[i], origin: waypoints[i - 1], destination: waypoints[i])
+            legs.append(leg)
+        }
+        return RouteResult(status: .ok, route: Route(legs: legs, drivingSide: drivingSide))
+    }
+
+    /// Travel cost in milliseconds between two waypoints under `options` (the quantity routes minimise), or nil.
+    public func cost(from a: Waypoint, to b: Waypoint, options: RoutingOptions = RoutingOptions()) -> Int64? {
+        guard let snapper = try? takeSnapper() else { return nil }
+        defer { snappers.withLock { $0.append(snapper) } }
+        guard let pa = place(a, snapper: snapper.snapper, isOrigin: true),
+              let pb = place(b, snapper: snapper.snapper, isOrigin: false) else { return nil }
+        let space = takeSpace()
+        defer { spaces.withLock { $0.append(space) } }
+        return search(profile(options), from: pa, to: pb, space: space)?.cost
+    }
+
+    // MARK: internals
+
+    func search(_ p: PreparedProfile, from a: PlacedWaypoint, to b: PlacedWaypoint, space: SearchSpace) -> SearchPath? {
+        let attempts: [([ArcPlace], [ArcPlace])] = [
+            (a.preferred, b.preferred), (a.all, b.preferred), (a.preferred, b.all), (a.all, b.all),
+        ]
+        var tried: Set<[ArcPlace]> = []
+        for (from, to) in attempts {
+            if !tried.insert(from + [ArcPlace(arc: -1, fraction: 0)] + to).inserted { continue }
+            let ends = SearchEnds(graph: p.graph, from: from, to: to)
+            let found = p.hierarchy.map { $0.route(ends, space: space) } ?? TurnDijkstra.route(p.graph, ends, space: space)
+            if let found { return found }
+        }
+        return nil
+    }
+
+    func profile(_ options: RoutingOptions) -> PreparedProfile {
+        let key = (options.avoidsHighways ? 1 : 0) | (options.avoidsTolls ? 2 : 0) | (options.avoidsFerries ? 4 : 0)
+        if let p = profiles.withLock({ $0[key] }) { return p }
+        let graph = TurnGraph(network: network, geometry: geometry, options: options, drivingSide: drivingSide)
+        let ch = algorithm == .contractionHierarchy ? ContractionHierarchy(graph: graph) : nil
+        let prepared = PreparedProfile(graph: graph, hierarchy: ch)
+        return profiles.withLock { table in
+            if let p = table[key] { return p }
+            table[key] = prepared
+            return prepared
+        }
+    }
+
+    private func takeSnapper() throws(RoadSnapError) -> SnapperBox {
+        if let s = snappers.withLock({ $0.popLast() }) { return s }
+        return SnapperBox(try Snapper(network: network))
+    }
+
+    func takeSpace() -> SearchSpace {
+        if let s = spaces.withLock({ $0.popLast() }) { return s }
+        return SearchSpace(count: network.edges.count * 2)
+    }
+
+    /// Places a waypoint on the nearest suitable road: arcs matching its heading (and, for destinations, its side
+    /// of the road) are preferred; roads on tiny islands are used only when nothing else is near.
+    func place(_ w: Waypoint, snapper: Snapper, isOrigin: Bool) -> PlacedWaypoint? {
+        var cands = snapper.candidates(near: w.coordinate, radius: min(waypointRadius, network.index.cacheRadius))
+        if cands.isEmpty, waypointRadius > network.index.cacheRadius {
+            cands = snapper.candidates(near: w.coordinate, radius: waypointRadius, method: .strtree)
+        }
+        guard !cands.isEmpty else { return nil }
+        let mainland = cands.filter { !geometry.onIsland[$0.edge] }
+        let pool = mainland.isEmpty ? cands : mainland
+        let point = snapper.project(w.coordinate)
+        func arcs(_ c: SnapCandidate) -> [ArcPlace] {
+            let edge = network.edges[c.edge]
+            let len = max(edge.length, 1e-9)
+            var r: [ArcPlace] = []
+            if edge.allows(forward: true) { r.append(ArcPlace(arc: 2 * c.edge, fraction: c.offset / len)) }
+            if edge.allows(forward: false) { r.append(ArcPlace(arc: 2 * c.edge + 1, fraction: 1 - c.offset / len)) }
+            return r
+        }
+        func acceptable(_ c: SnapCandidate, _ a: ArcPlace) -> Bool {
+            let bearing = a.arc & 1 == 0 ? c.bearing : (c.bearing + 180).truncatingRemainder(dividingBy: 360)
+            if let h = w.preferredHeading, bearingDifference(h, bearing) > w.headingTolerance { return false }
+            if !isOrigin, w.preferSameSideOfRoad, c.distance > 1, drivingSide != .none {
+                let rad = bearing * Double.pi / 180
+                let dx = RSMath.sin(rad), dy = RSMath.cos(rad)
+                let cross = dx * (point.y - c.point.y) - dy * (point.x - c.point.x)  // > 0: point on the left
+                if (cross > 0) != (drivingSide == .left) { return false }
+            }
+            return true
+        }
+        let nearest = pool[0]
+        var chosen = nearest
+        var preferred = arcs(nearest).filter { acceptable(nearest, $0) }
+        if preferred.isEmpty, w.preferredHeading != nil || w.preferSameSideOfRoad {
+            // A slightly farther road that goes the right way (within 3x the nearest distance + 10 m).
+            for c in pool.dropFirst() where c.distance <= nearest.distance * 3 + 10 {
+                let ok = arcs(c).filter { acceptable(c, $0) }
+                if !ok.isEmpty { chosen = c; preferred = ok; break }
+            }
+        }
+        let all = arcs(chosen)
+        guard !all.isEmpty else { return nil }
+        let g = snapper.frame.inverse(chosen.point)
+        return PlacedWaypoint(candidate: chosen, point: point,
+                              snapped: GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude),
+                              preferred: preferred.isEmpty ? all : preferred, all: all)
+    }
+}
+
+/// The turn graph and (when the algorithm uses one) the hierarchy of one avoid combination.
+final class PreparedProfile: Sendable {
+    let graph: TurnGraph
+    let hierarchy: ContractionHierarchy?
+    init(graph: TurnGraph, hierarchy: ContractionHierarchy?) { self.graph = graph; self.hierarchy = hierarchy }
+}
+
+/// A snapper handed out by the router's pool to one query at a time.
+final class SnapperBox: @unchecked Sendable {
+    let snapper: Snapper
+    init(_ s: Snapper) { snapper = s }
+}
+
+/// A waypoint placed on the road.
+struct PlacedWaypoint {
+    var candidate: SnapCandidate
+    /// The waypoint in the local frame.
+    var point: LocalPoint
+    var snapped: GeoCoordinate
+    /// Arcs to start or end on: those matching heading and side, and all.
+    var preferred: [ArcPlace]
+    var all: [ArcPlace]
+}
+
+extension DrivingSide {
+    /// Driving side at a place: left in the UK, Ireland, Japan, Australia, New Zealand, southern and eastern Africa,
+    /// South Asia and a few islands (coarse boxes), right elsewhere.
+    public static func at(_ c: GeoCoordinate) -> DrivingSide {
+        let boxes: [(Double, Double, Double, Double)] = [  // lat min, lat max, lon min, lon max
+            (49.8, 61.0, -8.7, 1.8),  // Great Britain
+            (51.3, 55.5, -10.7, -5.9),  // Ireland
+            (24.0, 46.0, 122.9, 146.0),  // Japan
+            (-44.0, -10.0, 112.0, 154.0),  // Australia
+            (-47.5, -34.0, 166.0, 179.0),  // New Zealand
+            (6.0, 35.5, 68.0, 97.5),  // India, Bangladesh, Sri Lanka, Nepal
+            (-35.0, -15.0, 16.0, 41.0),  // Southern Africa
+            (-12.0, 5.0, 29.0, 42.0),  // Kenya, Tanzania, Uganda
+            (-11.0, 7.0, 95.0, 141.0),  // Indonesia, Malaysia, Singapore
+            (21.0, 23.0, 113.5, 114.5),  // Hong Kong, Macau
+            (35.0, 35.8, 32.0, 34.7),  // Cyprus
+            (35.7, 36.1, 14.1, 14.6),  // Malta
+        ]
+        for b in boxes where c.latitude >= b.0 && c.latitude <= b.1 && c.longitude >= b.2 && c.longitude <= b.3 {
+            return .left
+        }
+        return .right
+    }
+}
