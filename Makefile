@@ -26,7 +26,7 @@ build: deps
 
 run: build
 	@mkdir -p $(OUT)
-	.build/release/roadsnap snap --map $(SAMPLE_MAP) --format geojson --out $(OUT)/sample-snapped.geojson $(SAMPLE_TRACK)
+	.build/release/roadsnap match --map $(SAMPLE_MAP) --format geojson --out $(OUT) $(SAMPLE_TRACK)
 
 test: deps
 	$(SWIFT) test
