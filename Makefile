@@ -5,11 +5,13 @@ PREFIX ?= /usr/local
 # Debian packages the build and the tests need.
 APT_PACKAGES := libgeos-dev libproj-dev libosmium2-dev libprotozero-dev zlib1g-dev libbz2-dev libexpat1-dev \
 	osmium-tool pkg-config
+# The C API's install and tests (issue 6).
+APT_PACKAGES += valgrind patchelf binutils
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run test bench clean install capi-lib capi-test capi-bench
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -24,13 +26,67 @@ build: deps
 
 run: build
 	@mkdir -p $(OUT)
-	.build/release/roadsnap snap --map $(SAMPLE_MAP) --format geojson --out $(OUT)/sample-snapped.geojson $(SAMPLE_TRACK)
+	.build/release/roadsnap match --map $(SAMPLE_MAP) --format geojson --out $(OUT) $(SAMPLE_TRACK)
 
 test: deps
 	$(SWIFT) test
+	$(MAKE) capi-test
 
 bench: deps
 	$(SWIFT) run -c release Benchmarks
 
 clean:
 	rm -rf .build $(OUT)
+
+# ---- C API: libroadsnap (shared + static), include/roadsnap.h, roadsnap.pc; C tests under valgrind ----------------
+CAPI_CONFIG ?= release
+CC ?= cc
+CAPI_HEADER := include/roadsnap.h
+capi_version = $(shell sed -n 's/^\#define ROADSNAP_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\).*/\2/p' $(CAPI_HEADER) | paste -sd.)
+capi_abi = $(shell sed -n 's/^\#define ROADSNAP_ABI_VERSION \([0-9]*\).*/\1/p' $(CAPI_HEADER))
+CAPI_TEST_DIR := $(CURDIR)/.build/capi-test
+CAPI_CFLAGS := -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -O1 -g
+VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --suppressions=Tests/c/valgrind.supp
+
+capi-lib: deps
+	$(SWIFT) build -c $(CAPI_CONFIG) --product RoadSnapC
+	$(SWIFT) build -c $(CAPI_CONFIG) --product RoadSnapCStatic
+
+# Installs the header, libroadsnap.so.ABI (+ libroadsnap.so link), libroadsnap.a, roadsnap.pc, roadsnap-static.pc.
+# Debug info is stripped (it is DWARF 5, which Debian 12's valgrind cannot read); symbols stay.
+install: capi-lib
+	@set -e; bin=$$($(SWIFT) build -c $(CAPI_CONFIG) --show-bin-path); \
+	so=libroadsnap.so.$(capi_abi); lib="$(DESTDIR)$(PREFIX)/lib"; \
+	swiftlib=$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/../lib/swift/linux; swiftlib=$$(cd "$$swiftlib" && pwd); \
+	install -d "$(DESTDIR)$(PREFIX)/include" "$$lib/pkgconfig"; \
+	install -m 644 $(CAPI_HEADER) "$(DESTDIR)$(PREFIX)/include/roadsnap.h"; \
+	strip --strip-debug -o "$$lib/$$so.tmp" "$$bin/libRoadSnapC.so"; \
+	patchelf --set-soname "$$so" "$$lib/$$so.tmp"; mv -f "$$lib/$$so.tmp" "$$lib/$$so"; \
+	ln -sf "$$so" "$$lib/libroadsnap.so"; \
+	strip --strip-debug -o "$$lib/libroadsnap.a.tmp" "$$bin/libRoadSnapCStatic.a"; mv -f "$$lib/libroadsnap.a.tmp" "$$lib/libroadsnap.a"; \
+	libs=$$(readelf -d "$$bin/libRoadSnapC.so" | sed -n 's/.*Shared library: \[lib\([^.]*\)\.so.*/-l\1/p' \
+	  | grep -vxE -- '-l(c|m|gcc_s|ld-linux-x86-64|ld-linux-aarch64|pthread|dl)' | paste -sd' '); \
+	for pc in roadsnap roadsnap-static; do \
+	  sed -e "s|@PREFIX@|$(PREFIX)|" -e "s|@VERSION@|$(capi_version)|" -e "s|@SWIFT_LIBDIR@|$$swiftlib|" \
+	      -e "s|@SWIFT_ARCH@|$$(uname -m)|" -e "s|@STATIC_LIBS@|$$libs|" pkgconfig/$$pc.pc.in > "$$lib/pkgconfig/$$pc.pc"; \
+	done; \
+	echo "installed roadsnap $(capi_version) (ABI $(capi_abi)) into $(DESTDIR)$(PREFIX)"
+
+# Builds the debug library, installs it into .build/capi-test/prefix, checks header against exported symbols,
+# builds the C tests and the example through pkg-config (shared and static) and runs them under valgrind.
+capi-test: deps
+	@rm -rf $(CAPI_TEST_DIR) && mkdir -p $(CAPI_TEST_DIR)
+	$(MAKE) --no-print-directory install CAPI_CONFIG=debug PREFIX=$(CAPI_TEST_DIR)/prefix
+	PKG_CONFIG_PATH=$(CAPI_TEST_DIR)/prefix/lib/pkgconfig Tests/c/check-symbols.sh $(CAPI_TEST_DIR)/prefix $(CC)
+	@set -e; export PKG_CONFIG_PATH=$(CAPI_TEST_DIR)/prefix/lib/pkgconfig; \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_api.c -o $(CAPI_TEST_DIR)/test_api $$(pkg-config --cflags --libs roadsnap) -lpthread -lm; \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_api.c -o $(CAPI_TEST_DIR)/test_api_static $$(pkg-config --cflags --libs roadsnap-static); \
+	$(CC) $(CAPI_CFLAGS) Tests/c/leak_canary.c -o $(CAPI_TEST_DIR)/leak_canary $$(pkg-config --cflags --libs roadsnap); \
+	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
+	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR)
+	$(CAPI_TEST_DIR)/test_api_static $(CURDIR)
+	$(VALGRIND) $(CAPI_TEST_DIR)/snap_and_match $(SAMPLE_MAP) $(SAMPLE_TRACK)
+	@# The suppressions must not hide a real leak: a program leaking a snapper's results buffer must fail.
+	@if $(VALGRIND) $(CAPI_TEST_DIR)/leak_canary $(CURDIR)/Tests/c/Fixtures/two-roads.geojson 2>$(CAPI_TEST_DIR)/canary.txt; then \
+	  echo "valgrind did not report the leak canary's leak"; cat $(CAPI_TEST_DIR)/canary.txt; exit 1; \
+	else grep -q "definitely lost" $(CAPI_TEST_DIR)/canary.txt && echo "leak canary: leak reported as it should be"; fi

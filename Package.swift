@@ -6,6 +6,10 @@ let package = Package(
     products: [
         .executable(name: "roadsnap", targets: ["roadsnap"]),
         .library(name: "RoadSnap", targets: ["RoadSnapCore", "RoadSnapFormats"]),
+        // The C API (include/roadsnap.h), shared and static; `make install` installs them as libroadsnap.so/.a
+        // (the name `roadsnap` is the CLI's product).
+        .library(name: "RoadSnapC", type: .dynamic, targets: ["RoadSnapCAPI"]),
+        .library(name: "RoadSnapCStatic", type: .static, targets: ["RoadSnapCAPI"]),
     ],
     targets: [
         // C/C++ shim over GEOS, PROJ and libosmium. Every exported symbol is prefixed `rsc_`.
@@ -26,11 +30,16 @@ let package = Package(
         .target(name: "RoadSnapCore", dependencies: ["RoadSnapBridge"]),
         // File formats (tracks in, results out, GeoJSON networks); Foundation's JSON and XML live here.
         .target(name: "RoadSnapFormats", dependencies: ["RoadSnapCore"]),
+        // The public C header alone (include/roadsnap.h), so Swift checks each `@implementation @c` against it.
+        .target(name: "RoadSnapCHeader", path: "include", publicHeadersPath: "."),
+        // The C API: `rs_` functions exported with `@c`, handles in a generation-checked table.
+        .target(name: "RoadSnapCAPI", dependencies: ["RoadSnapCHeader", "RoadSnapCore", "RoadSnapFormats"]),
         .executableTarget(name: "roadsnap", dependencies: ["RoadSnapCore", "RoadSnapFormats"]),
         .executableTarget(name: "Benchmarks", dependencies: ["RoadSnapCore", "RoadSnapFormats", "CShims"], path: "Benchmarks"),
         // Fixtures are located through #filePath, not bundled as resources.
         .testTarget(name: "RoadSnapCoreTests", dependencies: ["RoadSnapCore", "RoadSnapFormats"],
                     exclude: ["Fixtures"]),
+        .testTarget(name: "RoadSnapCAPITests", dependencies: ["RoadSnapCAPI", "RoadSnapCHeader"]),
         .testTarget(name: "RoadSnapFormatsTests", dependencies: ["RoadSnapFormats"], exclude: ["Fixtures"]),
     ],
     cxxLanguageStandard: .cxx17

@@ -1,4 +1,114 @@
-// Placeholder until this benchmark lands.
+import RoadSnapCore
+import RoadSnapFormats
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Map-matching accuracy (route mismatch on the Kubicka subset at 1 s, 10 s, 30 s sampling) and throughput per fix
+/// (one thread, the match call alone, warm-up excluded) on the Kubicka subset and the sample drive.
+/// Extra arguments `name=value` override matching parameters (sigma, beta, radius, candidates, ...).
 enum MatchBenchmark {
-    static func run(_ args: [String]) throws { print("not built yet") }
+    static let root: String = {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        parts.removeLast(2)
+        return parts.joined(separator: "/")
+    }()
+
+    static func parameters(_ args: [String]) -> MatchParameters {
+        var p = MatchParameters()
+        for a in args {
+            let kv = a.split(separator: "=")
+            guard kv.count == 2, let v = Double(kv[1]) else { continue }
+            switch kv[0] {
+            case "sigma": p.sigma = v
+            case "beta": p.beta = v
+            case "betaPerSecond": p.betaPerSecond = v
+            case "radius": p.radius = v
+            case "candidates": p.maxCandidates = Int(v)
+            case "factor": p.distanceFactor = v
+            case "floor": p.searchFloor = v
+            case "uturn": p.uturnPenalty = v
+            case "back": p.backwardTolerance = v
+            case "beam": p.beam = v
+            case "outliers": p.maxOutliers = Int(v)
+            case "gap": p.maxGap = v
+            case "speed": p.maxSpeed = v
+            default: break
+            }
+        }
+        return p
+    }
+
+    static func kubicka() throws -> [KubickaTrack] {
+        let dir = root + "/Tests/RoadSnapCoreTests/Fixtures/kubicka"
+        let names = ["00000005", "00000006", "00000007", "00000014", "00000026", "00000027", "00000039", "00000045",
+                     "00000046", "00000048", "00000050", "00000052", "00000067", "00000068", "00000070", "00000072",
+                     "00000075", "00000085", "00000090", "00000095"]
+        return try names.map { try KubickaTrack.load(directory: dir + "/" + $0) }
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+
+    static func run(_ args: [String]) throws {
+        let params = parameters(args)
+        let verbose = args.contains("verbose")
+        let data = try kubicka()
+        var matchers: [MapMatcher] = []
+        for k in data { matchers.append(try MapMatcher(network: k.network, parameters: params)) }
+        // Accuracy.
+        for interval in [0.0, 10.0, 30.0] {
+            var total = RouteMismatch(truthLength: 0, missingLength: 0, extraLength: 0)
+            var line = ""
+            for (k, m) in zip(data, matchers) {
+                let track = interval > 0 ? k.track.subsampled(every: interval) : k.track
+                let result = try m.match(track)
+                let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
+                let lengths = k.network.lengthsBySourceID()
+                let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
+                total = total + score
+                if args.contains("debug=" + k.name.suffix(3)) && interval == 0 {
+                    for s in result.subMatches { print("  sub fixes \(s.firstFix)...\(s.lastFix) matched \(s.matchedFixCount) len \(Int(s.length)) conf \(s.confidence)") }
+                    let unmatched = result.fixes.indices.filter { result.fixes[$0] == nil }
+                    print("  unmatched fixes: \(unmatched)")
+                    let got = Set(ids.map { $0.description }), want = Set(k.truth.map { $0.description })
+                    print("  missing: \(k.truth.map { $0.description }.filter { !got.contains($0) })")
+                    print("  extra: \(ids.map { $0.description }.filter { !want.contains($0) })")
+                }
+                line += " \(k.name.suffix(3))=\(fmt(score.fraction * 100, 2))%/\(result.subMatches.count)"
+            }
+            print("kubicka \(interval == 0 ? "1 s" : "\(Int(interval)) s") route mismatch \(fmt(total.fraction * 100, 3))%"
+                  + " (length-weighted over \(data.count) tracks)")
+            if verbose { print("  per track (mismatch/sub-matches):" + line) }
+        }
+        // Throughput: each track matched repeatedly, one thread.
+        let iterations = args.contains("quick") ? 5 : 30
+        var perFix: [Double] = []
+        var fixes = 0, seconds = 0.0
+        for (k, m) in zip(data, matchers) {
+            for _ in 0..<3 { _ = try m.match(k.track) }  // warm-up
+            for _ in 0..<iterations {
+                let t0 = now()
+                _ = try m.match(k.track)
+                let dt = now() - t0
+                perFix.append(dt / Double(k.track.fixes.count) * 1e9)
+                fixes += k.track.fixes.count
+                seconds += dt
+            }
+        }
+        perFix.sort()
+        print("kubicka throughput: \(fmt(Double(fixes) / seconds, 0)) fixes/s, ns/fix median \(fmt(perFix[perFix.count / 2], 0))"
+              + " p99 \(fmt(perFix[min(perFix.count - 1, perFix.count * 99 / 100)], 0)) (\(iterations) runs of each track)")
+    }
+
+    static func fmt(_ v: Double, _ digits: Int) -> String {
+        var s = 1.0
+        for _ in 0..<digits { s *= 10 }
+        let r = (v * s).rounded() / s
+        return digits == 0 ? String(Int(r)) : String(r)
+    }
 }

@@ -161,4 +161,6 @@ const rsc_osm_restriction *rsc_osm_restrictions(const rsc_osm *osm);
 #ifdef __cplusplus
 }
 #endif
+
+#include "cshims_match.h"
 #endif

@@ -1,8 +1,161 @@
-// Placeholder until the match feature lands; replaced by its own implementation.
+import Dispatch
+import Foundation
+import RoadSnapCore
+import RoadSnapFormats
+
+/// `roadsnap match`: map-matches many tracks in parallel, one output per track, a summary on stderr.
 enum MatchCommand {
-    static let usage = "roadsnap match (not built yet)"
+    static let usage = "roadsnap match --map MAP [--sigma M|auto] [--beta B] [--radius M] [--candidates N] "
+        + "[--format geojson|csv|gpx|osrm] [--out DIR] [--jobs N] TRACK... (- reads stdin)"
+
+    /// What became of one track.
+    struct Outcome: Sendable {
+        var fixes = 0, matched = 0, subMatches = 0
+        var text: String? = nil
+        var error: String? = nil
+    }
+
+    /// Shared progress of a batch; every field is guarded by `lock`.
+    final class Batch: @unchecked Sendable {
+        let lock = NSLock()
+        var next = 0
+        var done = 0
+        var fixes = 0
+        var outcomes: [Outcome]
+        var lastDraw = 0.0
+        init(count: Int) { outcomes = [Outcome](repeating: Outcome(), count: count) }
+    }
+
     static func run(_ args: [String]) throws -> Int32 {
-        writeStderr("roadsnap match: not built yet\n")
-        return 2
+        let opts = try Options(args)
+        let mapPath = try opts.require("map")
+        var params = MatchParameters()
+        let sigmaText = opts.string("sigma")
+        let autoSigma = sigmaText == "auto"
+        if !autoSigma { params.sigma = try opts.double("sigma", default: params.sigma) }
+        params.beta = try opts.double("beta", default: params.beta)
+        params.radius = try opts.double("radius", default: params.radius)
+        params.maxCandidates = try opts.int("candidates", default: params.maxCandidates)
+        try params.validate()
+        let formatName = opts.string("format") ?? "geojson"
+        guard let outputFormat = MatchOutput.Format(rawValue: formatName) else {
+            throw RoadSnapError.invalidArgument("--format must be geojson, csv, gpx or osrm, got '\(formatName)'")
+        }
+        let paths = opts.positionals
+        guard !paths.isEmpty else { throw RoadSnapError.invalidArgument("give at least one TRACK file (or - for stdin)") }
+        guard paths.filter({ $0 == "-" }).count <= 1 else {
+            throw RoadSnapError.invalidArgument("standard input (-) can be read only once")
+        }
+        let outDir = opts.string("out")
+        let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let jobs = min(max(1, try opts.int("jobs", default: cores)), paths.count)
+        let outputs = outputNames(paths, dir: outDir, ext: outputFormat.fileExtension)
+        let defaults = params
+
+        let network = try MapLoader.load(path: mapPath)
+        let graph = try MatchGraph(network: network)
+        let batch = Batch(count: paths.count)
+        let terminal = isatty(2) != 0
+        let t0 = monotonicSeconds()
+        DispatchQueue.concurrentPerform(iterations: jobs) { _ in
+            let matcher: MapMatcher
+            do { matcher = try MapMatcher(network: network, graph: graph, parameters: defaults) } catch {
+                batch.lock.lock()
+                while batch.next < paths.count {
+                    batch.outcomes[batch.next].error = "\(paths[batch.next]): \(error)"
+                    batch.next += 1
+                    batch.done += 1
+                }
+                batch.lock.unlock()
+                return
+            }
+            while true {
+                batch.lock.lock()
+                let i = batch.next
+                batch.next += 1
+                batch.lock.unlock()
+                if i >= paths.count { break }
+                let outcome = matchOne(path: paths[i], output: outputs[i], matcher: matcher, autoSigma: autoSigma,
+                                       defaults: defaults, format: outputFormat)
+                batch.lock.lock()
+                batch.outcomes[i] = outcome
+                batch.done += 1
+                batch.fixes += outcome.fixes
+                if terminal { drawProgress(batch, total: paths.count, start: t0) }
+                batch.lock.unlock()
+            }
+        }
+        let seconds = monotonicSeconds() - t0
+        if terminal { writeStderr("\r\u{1B}[K") }
+
+        var failed = 0, fixes = 0, matched = 0, subs = 0
+        for o in batch.outcomes {
+            if let e = o.error {
+                failed += 1
+                writeStderr("roadsnap match: \(e)\n")
+                continue
+            }
+            fixes += o.fixes; matched += o.matched; subs += o.subMatches
+            if outDir == nil, let text = o.text { print(text, terminator: "") }
+        }
+        var summary = "tracks: \(paths.count - failed) matched, \(failed) failed\n"
+        summary += "fixes: \(fixes), matched \(matched) (\(format1(fixes == 0 ? 0 : 100 * Double(matched) / Double(fixes)))%)\n"
+        summary += "sub-matches: \(subs)\n"
+        summary += "speed: \(format(seconds > 0 ? Double(fixes) / seconds : 0, 0)) fixes/s on \(jobs) thread(s)"
+            + " (\(format(seconds, 2)) s incl. reading and writing)\n"
+        if let outDir { summary += "wrote \(paths.count - failed) file(s) to \(outDir)\n" }
+        writeStderr(summary)
+        return failed > 0 ? 1 : 0
+    }
+
+    static func format1(_ v: Double) -> String { format(v, 1) }
+
+    /// Reads, matches and writes one track; never throws (errors become the outcome's message).
+    static func matchOne(path: String, output: String?, matcher: MapMatcher, autoSigma: Bool, defaults: MatchParameters,
+                         format: MatchOutput.Format) -> Outcome
+    {
+        var o = Outcome()
+        do {
+            let track = try TrackReader.read(path: path)
+            matcher.parameters = defaults
+            if autoSigma, let s = matcher.estimateSigma(track) { matcher.parameters.sigma = s }
+            let result = try matcher.match(track)
+            o.fixes = track.fixes.count
+            o.matched = result.matchedCount
+            o.subMatches = result.subMatches.count
+            let text = MatchOutput.render(result, track: track, network: matcher.network, format: format)
+            if let output { try AtomicFile.write(text, to: output) } else { o.text = text }
+        } catch {
+            o.error = "\(error)".hasPrefix(path) ? "\(error)" : "\(path): \(error)"
+        }
+        return o
+    }
+
+    /// One output file per track in `dir` (nil: standard output): the track's file name with the format's extension,
+    /// numbered when two tracks share a name.
+    static func outputNames(_ paths: [String], dir: String?, ext: String) -> [String?] {
+        guard let dir else { return paths.map { _ in nil } }
+        var used: [String: Int] = [:]
+        return paths.map { p in
+            var base = p == "-" ? "stdin" : String(p.split(separator: "/").last ?? "track")
+            if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = String(base[..<dot]) }
+            let n = (used[base] ?? 0) + 1
+            used[base] = n
+            let name = n == 1 ? base : "\(base)-\(n)"
+            return dir + "/" + name + ".matched." + ext
+        }
+    }
+
+    /// Progress bar on stderr (called with the batch lock held): tracks, fixes/s, ETA.
+    static func drawProgress(_ b: Batch, total: Int, start: Double) {
+        let now = monotonicSeconds()
+        guard b.done == total || now - b.lastDraw > 0.1 else { return }
+        b.lastDraw = now
+        let elapsed = max(now - start, 1e-9)
+        let width = 30
+        let filled = total == 0 ? width : b.done * width / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let eta = b.done == 0 ? 0 : elapsed / Double(b.done) * Double(total - b.done)
+        writeStderr("\r[\(bar)] \(b.done)/\(total) tracks, \(format(Double(b.fixes) / elapsed, 0)) fixes/s, ETA \(format(eta, 0)) s")
     }
 }

@@ -147,6 +147,22 @@ import RoadSnapCore
         #expect(reasons[4].contains("<ele> \"high\" is not a number"))
     }
 
+    /// libxml2 refuses a document over 10 MB handed over in one piece; a long drive's GPX is that big.
+    @Test func gpxOverTenMegabytesReads() throws {
+        let text = try String(contentsOfFile: FixturePaths.fixture("gpx/issue-70.gpx"), encoding: .utf8)
+        let open = try #require(text.range(of: "<trkseg>")), close = try #require(text.range(of: "</trkseg>"))
+        let points = text[open.upperBound..<close.lowerBound]
+        var big = String(text[..<open.upperBound])
+        big.reserveCapacity(11_600_000)
+        for _ in 0..<5500 { big += points }
+        big += text[close.lowerBound...]
+        let bytes = Array(big.utf8)
+        #expect(bytes.count > 11_000_000)
+        let track = try TrackReader.read(bytes: bytes, name: "long.gpx", format: nil)
+        #expect(track.fixes.count == 17 * 5500)
+        #expect(track.skipped.isEmpty)
+    }
+
     @Test func notGPXRootIsRejected() {
         let error = trackError { () throws(RoadSnapError) in
             try TrackReader.read(bytes: Array("<kml><Document/></kml>".utf8), name: "x.gpx", format: nil)

@@ -9,7 +9,9 @@ import RoadSnapCore
 /// TrackPointExtension v2 writes them). Waypoints (`wpt`) are not a track.
 enum GPXTrackReader {
     static func read(bytes: [UInt8], name: String) throws(RoadSnapError) -> Track {
-        let parser = XMLParser(data: Data(bytes))
+        // Fed as a stream so libxml2 gets the document in chunks: handed over whole, a document above libxml2's
+        // 10 MB look-up limit fails at its end ("XML parser error 1") on Linux.
+        let parser = XMLParser(stream: InputStream(data: Data(bytes)))
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         let handler = GPXHandler(name: name)

@@ -42,6 +42,8 @@ enum NMEATrackReader {
                 continue
             }
             sawSentence = true
+            // Only RMC and GGA are read: others are passed over before any checksum or field work.
+            guard Sentence.isPositionSentence(line[dollar...]) else { continue }
             let sentence: Sentence
             switch Sentence.parse(line[dollar...]) {
             case let .success(s): sentence = s
@@ -226,6 +228,20 @@ enum NMEATrackReader {
         var address: Substring { fields[0] }
         /// The sentence formatter after the two-letter talker, e.g. `RMC`.
         var type: Substring { address.count == 5 ? address.suffix(3) : "" }
+
+        /// Whether the address is `$ttRMC` or `$ttGGA` (any two-character talker); bytes starts at '$'.
+        static func isPositionSentence(_ bytes: ArraySlice<UInt8>) -> Bool {
+            let s = bytes.startIndex
+            guard bytes.count > 6, bytes[s + 6] == UInt8(ascii: ",") else {
+                // A sentence cut before its first comma still deserves a report when it names RMC or GGA.
+                return bytes.count >= 6 && isPositionType(bytes[(s + 3)..<min(s + 6, bytes.endIndex)])
+            }
+            return isPositionType(bytes[(s + 3)..<(s + 6)])
+        }
+
+        static func isPositionType(_ t: ArraySlice<UInt8>) -> Bool {
+            t.elementsEqual("RMC".utf8) || t.elementsEqual("GGA".utf8)
+        }
 
         static func parse(_ bytes: ArraySlice<UInt8>) -> Result<Sentence, TrackValueError> {
             // bytes starts at '$'.

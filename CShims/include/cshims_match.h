@@ -1,0 +1,104 @@
+/*
+ * RoadSnap C shim: the hidden-Markov map-matching hot loop (Newson & Krumm 2009), in C for throughput.
+ * Included from cshims.h; same conventions (rsc_ prefix, owned handles freed by *_destroy, RSC_E* codes).
+ *
+ * States are directed arcs as in RoadGraph: arc 2e runs edge e along its geometry, arc 2e+1 against it.
+ * Offsets along an arc are metres from the arc's tail in its travel direction.
+ */
+#ifndef ROADSNAP_CSHIMS_MATCH_H
+#define ROADSNAP_CSHIMS_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rsc_query;
+
+/* Immutable directed graph for matching; shareable between threads once created. */
+typedef struct rsc_match_graph rsc_match_graph;
+
+/* Copies the graph: `arc_count` = 2 * edges; arc_tail/arc_head are -1 for arcs the edge does not allow;
+ * out_start has node_count + 1 entries indexing out_arcs. Turn restrictions (restriction_count entries) are given
+ * per edge: from edge, via node, to edge, and mandatory (1 = only_*, 0 = no_*).
+ * Returns an owned graph or NULL on bad input or out of memory. */
+rsc_match_graph *rsc_match_graph_create(size_t node_count, size_t arc_count, const int32_t *out_start,
+                                        const int32_t *out_arcs, const int32_t *arc_tail, const int32_t *arc_head,
+                                        const double *arc_length, size_t restriction_count,
+                                        const int32_t *restriction_from_edge, const int32_t *restriction_via,
+                                        const int32_t *restriction_to_edge, const int8_t *restriction_mandatory);
+/* Frees a graph; NULL is a no-op. Every matcher using it must be destroyed first. */
+void rsc_match_graph_destroy(rsc_match_graph *graph);
+/* Whether the turn from arc `from` onto arc `to` (at from's head) is allowed by the turn restrictions. */
+int rsc_match_turn_allowed(const rsc_match_graph *graph, int32_t from, int32_t to);
+
+/* Matching parameters (metres, seconds, degrees). */
+typedef struct rsc_match_params {
+    double sigma;            /* GPS error standard deviation (Gaussian emission), > 0 */
+    double beta;             /* scale of the exponential transition on |route - great circle|, > 0 */
+    double radius;           /* candidate search radius */
+    int32_t max_candidates;  /* nearest edges considered per fix (each gives one or two arcs), 1..256 */
+    double distance_factor;  /* route search bound: max(factor * great circle, great circle + search_floor) */
+    double search_floor;
+    double max_speed;        /* m/s; with timestamps, a route longer than great circle + max_speed * dt is impossible */
+    double max_gap;          /* seconds; a longer time gap between fixes splits the track (<= 0: never) */
+    double uturn_penalty;    /* metres added to a route for a U-turn (in place or at a junction; not at a dead end) */
+    double backward_tolerance; /* metres a fix may fall back along the same arc without leaving it */
+    double heading_sigma;    /* degrees; with a course, emission adds a Gaussian on course vs. arc bearing */
+    double min_heading_speed; /* m/s; the course is used only at or above this speed (when a speed is given) */
+    double beam;             /* log-probability window: previous states below best - beam are not expanded */
+    double beta_per_second;  /* extra beta per second of sampling interval beyond 1 s (sparse tracks) */
+    int32_t max_outliers;    /* consecutive unreachable fixes dropped as outliers before the track splits */
+} rsc_match_params;
+
+/* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier). */
+typedef struct rsc_match_fix {
+    int32_t arc;
+    int32_t sub;        /* sub-match index, -1 when unmatched */
+    int32_t path_index; /* the step of its sub-match's path the fix lies on (0-based), -1 when unmatched */
+    double offset;      /* metres along the arc from its tail */
+    double distance;    /* fix to matched point, metres */
+    double x, y;        /* matched point in the local frame */
+} rsc_match_fix;
+
+/* One sub-match: a run of fixes joined by possible transitions. */
+typedef struct rsc_match_sub {
+    int32_t first_fix, last_fix;   /* first and last matched fix (inclusive) */
+    int32_t path_start, path_count; /* steps driven, in order: rsc_matcher_path()[path_start ..< +path_count] */
+    int32_t matched_fixes;          /* matched fixes in [first_fix, last_fix] */
+    double length;                  /* route length in metres from the first to the last matched point */
+    double great_circle;            /* sum of straight distances between consecutive matched fixes */
+    double deviation;               /* sum over transitions of |route - great circle| */
+    double mean_distance;           /* mean fix-to-road distance */
+} rsc_match_sub;
+
+/* One step of a matched path: metres `from` .. `to` along `arc` (from its tail). */
+typedef struct rsc_path_step {
+    int32_t arc;
+    double from, to;
+} rsc_path_step;
+
+/* Per-thread matcher; not thread-safe. `graph` and `query` must outlive it. Returns NULL on failure. */
+typedef struct rsc_matcher rsc_matcher;
+rsc_matcher *rsc_matcher_create(const rsc_match_graph *graph, struct rsc_query *query);
+/* Frees a matcher; NULL is a no-op. */
+void rsc_matcher_destroy(rsc_matcher *matcher);
+
+/* Matches n fixes at (x[i], y[i]) (local metres; non-finite = invalid fix). `time`, `course`, `speed` may be NULL;
+ * NaN entries mean unknown. Results stay in the matcher until the next run. Returns the number of sub-matches
+ * (>= 0) or a negative RSC_E* code (RSC_EINVAL for bad parameters, RSC_ENOMEM). No allocation per fix once the
+ * matcher's buffers have grown to the track size. */
+int rsc_matcher_run(rsc_matcher *matcher, const rsc_match_params *params, size_t n, const double *x, const double *y,
+                    const double *time, const double *course, const double *speed);
+/* Results of the last run: n per-fix entries, the sub-matches, and the concatenated path steps. */
+const rsc_match_fix *rsc_matcher_fixes(const rsc_matcher *matcher);
+const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *matcher);
+const rsc_path_step *rsc_matcher_path(const rsc_matcher *matcher);
+size_t rsc_matcher_path_count(const rsc_matcher *matcher);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,213 @@
+import CShims
+
+/// Tuning of the hidden-Markov matcher (Newson & Krumm 2009). Distances in metres, times in seconds, angles in degrees.
+public struct MatchParameters: Hashable, Sendable {
+    /// GPS error standard deviation of the Gaussian emission.
+    public var sigma: Double = 4.07
+    /// Scale of the exponential transition on |route distance − great-circle distance|.
+    public var beta: Double = 3.0
+    /// Extra beta per second of sampling interval beyond 1 s, so sparse tracks tolerate longer detours.
+    public var betaPerSecond: Double = 0.35
+    /// Candidate search radius around each fix.
+    public var radius: Double = 50
+    /// Nearest edges considered per fix (each gives one arc per allowed direction).
+    public var maxCandidates: Int = 8
+    /// Route searches are bounded by max(distanceFactor × great circle, great circle + searchFloor).
+    public var distanceFactor: Double = 2.0
+    public var searchFloor: Double = 60
+    /// With timestamps, a route longer than the great circle + maxSpeed × Δt is impossible (m/s).
+    public var maxSpeed: Double = 50
+    /// A longer time gap between consecutive fixes splits the track (0 disables).
+    public var maxGap: Double = 60
+    /// Metres added to a route that turns back (in place or at a junction; dead ends are free).
+    public var uturnPenalty: Double = 60
+    /// Metres a fix may fall back along the same road without the match leaving it (stationary noise).
+    public var backwardTolerance: Double = 12
+    /// Standard deviation of course versus road bearing when a fix has a course.
+    public var headingSigma: Double = 45
+    /// The course is trusted only at or above this speed (m/s), when the fix reports a speed.
+    public var minHeadingSpeed: Double = 2
+    /// Log-probability window: previous states further below the best are not expanded.
+    public var beam: Double = 30
+    /// Consecutive unreachable fixes dropped as outliers before the track is split.
+    public var maxOutliers: Int = 2
+
+    public init() {}
+
+    /// Checks every value is in range.
+    public func validate() throws(RoadSnapError) {
+        func check(_ ok: Bool, _ what: String) throws(RoadSnapError) {
+            if !ok { throw .invalidArgument(what) }
+        }
+        try check(sigma > 0 && sigma.isFinite, "sigma must be a positive number of metres, got \(sigma)")
+        try check(beta > 0 && beta.isFinite, "beta must be a positive number of metres, got \(beta)")
+        try check(radius > 0 && radius.isFinite, "radius must be a positive number of metres, got \(radius)")
+        try check((1...256).contains(maxCandidates), "candidates must be between 1 and 256, got \(maxCandidates)")
+        try check(distanceFactor >= 1, "distance factor must be at least 1, got \(distanceFactor)")
+        try check(searchFloor >= 0 && uturnPenalty >= 0 && backwardTolerance >= 0 && betaPerSecond >= 0,
+                  "search floor, U-turn penalty, backward tolerance and beta per second must not be negative")
+        try check(headingSigma > 0 && beam > 0 && maxOutliers >= 0, "heading sigma and beam must be positive")
+    }
+
+    var raw: rsc_match_params {
+        rsc_match_params(sigma: sigma, beta: beta, radius: radius, max_candidates: Int32(maxCandidates),
+                         distance_factor: distanceFactor, search_floor: searchFloor, max_speed: maxSpeed,
+                         max_gap: maxGap, uturn_penalty: uturnPenalty, backward_tolerance: backwardTolerance,
+                         heading_sigma: headingSigma, min_heading_speed: minHeadingSpeed, beam: beam,
+                         beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers))
+    }
+}
+
+/// Owns the C copy of a directed road graph for matching. Immutable; share it between threads.
+public final class MatchGraph: @unchecked Sendable {
+    let handle: OpaquePointer
+    public let arcCount: Int
+
+    /// Arc arrays as `RoadGraph` holds them (arc 2e = edge e forward, 2e+1 backward; tail/head -1 when not allowed);
+    /// turn restrictions per edge: from edge, via node, to edge, and whether it is an `only_*` restriction.
+    public init(nodeCount: Int, outStart: [Int32], outArcs: [Int32], arcTail: [Int32], arcHead: [Int32],
+                arcLength: [Double], restrictions: [(fromEdge: Int32, via: Int32, toEdge: Int32, mandatory: Bool)])
+        throws(RoadSnapError)
+    {
+        guard outStart.count == nodeCount + 1, arcTail.count == arcHead.count, arcTail.count == arcLength.count else {
+            throw .invalidArgument("match graph arrays differ in length")
+        }
+        let from = restrictions.map(\.fromEdge), via = restrictions.map(\.via), to = restrictions.map(\.toEdge)
+        let mandatory = restrictions.map { Int8($0.mandatory ? 1 : 0) }
+        guard let h = rsc_match_graph_create(nodeCount, arcTail.count, outStart, outArcs, arcTail, arcHead, arcLength,
+                                             restrictions.count, from, via, to, mandatory)
+        else { throw .internalError("could not build the matching graph (inconsistent arcs or out of memory)") }
+        handle = h
+        arcCount = arcTail.count
+    }
+
+    deinit { rsc_match_graph_destroy(handle) }
+
+    /// Whether turn restrictions allow going from arc `from` onto arc `to` at their shared node.
+    public func isTurnAllowed(from: Int, to: Int) -> Bool {
+        rsc_match_turn_allowed(handle, Int32(from), Int32(to)) != 0
+    }
+}
+
+/// One fix as the engine matched it: `arc` is -1 when unmatched; offset is along the arc from its tail.
+public struct EngineFix: Hashable, Sendable {
+    public var arc: Int
+    public var subMatch: Int
+    /// Position of `arc` in its sub-match's arc path.
+    public var pathIndex: Int
+    public var offset: Double
+    public var distance: Double
+    public var point: LocalPoint
+}
+
+/// One step of a matched path: metres `from` to `to` along directed arc `arc` (measured from the arc's tail).
+public struct PathStep: Hashable, Sendable {
+    public var arc: Int
+    public var from: Double
+    public var to: Double
+    public init(arc: Int, from: Double, to: Double) { self.arc = arc; self.from = from; self.to = to }
+}
+
+/// One sub-match as the engine produced it (see `rsc_match_sub`).
+public struct EngineSubMatch: Hashable, Sendable {
+    public var firstFix: Int, lastFix: Int, matchedFixes: Int
+    /// Steps driven, in order.
+    public var steps: [PathStep]
+    public var length: Double, greatCircle: Double, deviation: Double, meanDistance: Double
+}
+
+/// Per-thread HMM matching engine over a shared `MatchGraph` and the thread's `SegmentQuery`. Not thread-safe.
+public final class MatchEngine {
+    let handle: OpaquePointer
+    public let graph: MatchGraph
+    public let query: SegmentQuery
+
+    public init(graph: MatchGraph, query: SegmentQuery) throws(RoadSnapError) {
+        guard let h = rsc_matcher_create(graph.handle, query.handle) else {
+            throw .internalError("could not create a matcher (out of memory)")
+        }
+        handle = h
+        self.graph = graph
+        self.query = query
+    }
+
+    deinit { rsc_matcher_destroy(handle) }
+
+    /// Matches fixes at local positions `x`/`y`; `time`, `course`, `speed` are nil or per fix (NaN = unknown).
+    /// Returns the number of sub-matches; read the results with `fixes` and `subMatches`.
+    @discardableResult
+    public func run(parameters: MatchParameters, x: [Double], y: [Double], time: [Double]?, course: [Double]?,
+                    speed: [Double]?) throws(RoadSnapError) -> Int
+    {
+        let n = min(x.count, y.count)
+        for a in [time, course, speed] {
+            if let a, a.count < n { throw .invalidArgument("per-fix arrays differ in length") }
+        }
+        var params = parameters.raw
+        let rc = withOptionalBuffer(time) { t in
+            withOptionalBuffer(course) { c in
+                withOptionalBuffer(speed) { s in
+                    rsc_matcher_run(handle, &params, n, x, y, t, c, s)
+                }
+            }
+        }
+        if rc == RSC_EINVAL { throw .invalidArgument("matching parameters out of range") }
+        if rc < 0 { throw .internalError("matching failed with code \(rc) (out of memory?)") }
+        lastCount = n
+        lastSubs = Int(rc)
+        return Int(rc)
+    }
+
+    private var lastCount = 0
+    private var lastSubs = 0
+
+    /// Per-fix results of the last run.
+    public var fixes: [EngineFix] {
+        guard lastCount > 0, let f = rsc_matcher_fixes(handle) else { return [] }
+        return (0..<lastCount).map { i in
+            EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), pathIndex: Int(f[i].path_index), offset: f[i].offset, distance: f[i].distance,
+                      point: LocalPoint(x: f[i].x, y: f[i].y))
+        }
+    }
+
+    /// Sub-matches of the last run, in track order.
+    public var subMatches: [EngineSubMatch] {
+        guard lastSubs > 0, let s = rsc_matcher_subs(handle), let p = rsc_matcher_path(handle) else { return [] }
+        return (0..<lastSubs).map { i in
+            let r = s[i]
+            let steps = (0..<Int(r.path_count)).map { k in
+                let st = p[Int(r.path_start) + k]
+                return PathStep(arc: Int(st.arc), from: st.from, to: st.to)
+            }
+            return EngineSubMatch(firstFix: Int(r.first_fix), lastFix: Int(r.last_fix),
+                                  matchedFixes: Int(r.matched_fixes), steps: steps, length: r.length,
+                                  greatCircle: r.great_circle,
+                                  deviation: r.deviation, meanDistance: r.mean_distance)
+        }
+    }
+}
+
+private func withOptionalBuffer<R>(_ a: [Double]?, _ body: (UnsafePointer<Double>?) -> R) -> R {
+    guard let a else { return body(nil) }
+    return a.withUnsafeBufferPointer { body($0.baseAddress) }
+}
+
+extension LocalFrame {
+    /// Unprojects arrays of points (metres) into `latitudes`/`longitudes` (degrees), resized to match, in one PROJ
+    /// call. Failed points become NaN.
+    public func inverse(x: [Double], y: [Double], latitudes: inout [Double], longitudes: inout [Double]) {
+        let n = min(x.count, y.count)
+        latitudes = [Double](repeating: 0, count: n)
+        longitudes = [Double](repeating: 0, count: n)
+        let rc = latitudes.withUnsafeMutableBufferPointer { la in
+            longitudes.withUnsafeMutableBufferPointer { lo in
+                rsc_frame_inverse(handle, x, y, la.baseAddress, lo.baseAddress, n)
+            }
+        }
+        if rc != RSC_OK {
+            for i in 0..<n where !(latitudes[i].isFinite && longitudes[i].isFinite) || abs(latitudes[i]) > 90 {
+                latitudes[i] = .nan; longitudes[i] = .nan
+            }
+        }
+    }
+}

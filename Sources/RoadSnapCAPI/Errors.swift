@@ -1,0 +1,127 @@
+import Glibc
+import RoadSnapCHeader
+import RoadSnapCore
+
+/// A failed C call: the status it returns and the message `rs_last_error_message()` then gives.
+struct APIFailure: Error {
+    var status: rs_status
+    var message: String
+
+    init(_ status: rs_status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    init(_ error: RoadSnapError) {
+        let status: rs_status
+        switch error {
+        case .unreadableFile: status = RS_E_IO
+        case .invalidMap: status = RS_E_INVALID_MAP
+        case .noDrivableRoads: status = RS_E_NO_DRIVABLE_ROADS
+        case .invalidTrack: status = RS_E_INVALID_TRACK
+        case .invalidFix: status = RS_E_INVALID_FIX
+        case .invalidArgument: status = RS_E_INVALID_ARGUMENT
+        case .projection: status = RS_E_PROJECTION
+        case .geometry: status = RS_E_GEOMETRY
+        case .internalError: status = RS_E_INTERNAL
+        }
+        self.init(status, error.description)
+    }
+
+    static func null(_ name: String) -> APIFailure { APIFailure(RS_E_NULL_ARGUMENT, "\(name) is NULL") }
+}
+
+/// Runs the body of a C entry point: its status, with the calling thread's error message set or cleared.
+@inline(__always)
+func apiCall(_ body: () throws(APIFailure) -> Void) -> rs_status {
+    do {
+        try body()
+        LastError.clear()
+        return RS_OK
+    } catch {
+        LastError.set(error.message)
+        return error.status
+    }
+}
+
+/// Calls `body`, turning a `RoadSnapError` into the matching failure.
+@inline(__always)
+func bridging<R>(_ body: () throws(RoadSnapError) -> R) throws(APIFailure) -> R {
+    do { return try body() } catch { throw APIFailure(error) }
+}
+
+/// Each thread's last error message, in a malloc'ed C buffer owned by a pthread key (freed when the thread ends).
+enum LastError {
+    private final class Slot {
+        var buffer: UnsafeMutablePointer<CChar>
+        var capacity: Int
+
+        init() {
+            capacity = 256
+            buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+            buffer[0] = 0
+        }
+
+        deinit { buffer.deallocate() }
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let rc = pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
+        }
+        precondition(rc == 0, "pthread_key_create failed: \(rc)")
+        return key
+    }()
+
+    private static func slot(create: Bool) -> Slot? {
+        if let p = pthread_getspecific(key) { return Unmanaged<Slot>.fromOpaque(p).takeUnretainedValue() }
+        guard create else { return nil }
+        let slot = Slot()
+        pthread_setspecific(key, Unmanaged.passRetained(slot).toOpaque())
+        return slot
+    }
+
+    static func set(_ message: String) {
+        guard let slot = slot(create: true) else { return }
+        var utf8 = Array(message.utf8)
+        utf8.removeAll { $0 == 0 }
+        if utf8.count + 1 > slot.capacity {
+            slot.buffer.deallocate()
+            slot.capacity = utf8.count + 1
+            slot.buffer = UnsafeMutablePointer<CChar>.allocate(capacity: slot.capacity)
+        }
+        for (i, b) in utf8.enumerated() { slot.buffer[i] = CChar(bitPattern: b) }
+        slot.buffer[utf8.count] = 0
+    }
+
+    static func clear() { slot(create: false)?.buffer[0] = 0 }
+
+    static var message: UnsafePointer<CChar> {
+        if let slot = slot(create: false) { return UnsafePointer(slot.buffer) }
+        return cString("")
+    }
+}
+
+/// A static C string (string literals are stored NUL-terminated and live for the whole run).
+func cString(_ s: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(s.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+/// Writes `text` NUL-terminated into `buf[capacity]` with snprintf-like truncation; the full length goes to
+/// `length`. Throws `RS_E_BUFFER_TOO_SMALL` (after writing what fits) when it does not fit.
+func write(_ text: String, into buf: UnsafeMutablePointer<CChar>?, capacity: Int, length: UnsafeMutablePointer<Int>?)
+    throws(APIFailure)
+{
+    let utf8 = Array(text.utf8)
+    length?.pointee = utf8.count
+    if capacity > 0 {
+        guard let buf else { throw APIFailure.null("buf (with capacity > 0)") }
+        let n = min(utf8.count, capacity - 1)
+        for i in 0..<n { buf[i] = CChar(bitPattern: utf8[i]) }
+        buf[n] = 0
+    }
+    if utf8.count + 1 > capacity {
+        throw APIFailure(RS_E_BUFFER_TOO_SMALL, "text of \(utf8.count) bytes needs a buffer of \(utf8.count + 1)")
+    }
+}

@@ -1,0 +1,118 @@
+import RoadSnapCHeader
+import RoadSnapCore
+import RoadSnapFormats
+
+/// What an `rs_map` handle holds: an immutable network (thread-safe to share).
+final class MapObject: HandleObject {
+    let network: RoadNetwork
+    let totalLength: Double
+
+    init(_ network: RoadNetwork) {
+        self.network = network
+        totalLength = network.edges.reduce(0) { $0 + $1.length }
+    }
+
+    func edge(_ index: Int64) throws(APIFailure) -> RoadEdge {
+        guard index >= 0, index < network.edges.count else {
+            throw APIFailure(RS_E_INVALID_ARGUMENT, "edge \(index) out of range 0..<\(network.edges.count)")
+        }
+        return network.edges[Int(index)]
+    }
+}
+
+extension RoadClass {
+    /// The class's OSM name as a static C string.
+    var cName: UnsafePointer<CChar> {
+        switch self {
+        case .motorway: return cString("motorway")
+        case .motorwayLink: return cString("motorway_link")
+        case .trunk: return cString("trunk")
+        case .trunkLink: return cString("trunk_link")
+        case .primary: return cString("primary")
+        case .primaryLink: return cString("primary_link")
+        case .secondary: return cString("secondary")
+        case .secondaryLink: return cString("secondary_link")
+        case .tertiary: return cString("tertiary")
+        case .tertiaryLink: return cString("tertiary_link")
+        case .unclassified: return cString("unclassified")
+        case .residential: return cString("residential")
+        case .livingStreet: return cString("living_street")
+        case .service: return cString("service")
+        case .ferry: return cString("ferry")
+        case .unknown: return cString("unknown")
+        }
+    }
+}
+
+@implementation @c
+public func rs_map_open(_ path: UnsafePointer<CChar>?, _ outMap: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status {
+    apiCall { () throws(APIFailure) in
+        guard let outMap else { throw .null("out_map") }
+        outMap.pointee = nil
+        guard let path else { throw .null("path") }
+        let network = try bridging { () throws(RoadSnapError) in try MapLoader.load(path: String(cString: path)) }
+        outMap.pointee = try HandleTable.shared.insert(MapObject(network), kind: .map)
+    }
+}
+
+@implementation @c
+public func rs_map_close(_ map: OpaquePointer?) -> rs_status {
+    apiCall { () throws(APIFailure) in try HandleTable.shared.remove(map, .map) }
+}
+
+@implementation @c
+public func rs_map_get_info(_ map: OpaquePointer?, _ outInfo: UnsafeMutablePointer<rs_map_info>?) -> rs_status {
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
+        guard let outInfo else { throw .null("out_info") }
+        let n = m.network
+        outInfo.pointee = rs_map_info(
+            node_count: Int64(n.nodes.count), edge_count: Int64(n.edges.count),
+            min_latitude: n.bounds.minLatitude, min_longitude: n.bounds.minLongitude,
+            max_latitude: n.bounds.maxLatitude, max_longitude: n.bounds.maxLongitude, total_length: m.totalLength)
+    }
+}
+
+@implementation @c
+public func rs_map_get_edge(_ map: OpaquePointer?, _ edge: Int64, _ outEdge: UnsafeMutablePointer<rs_edge_info>?)
+    -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
+        guard let outEdge else { throw .null("out_edge") }
+        let e = try m.edge(edge)
+        let a = e.attributes
+        let sourceID: Int64
+        switch e.sourceID {
+        case let .osmWay(id), let .number(id): sourceID = id
+        case .string: sourceID = .min
+        }
+        outEdge.pointee = rs_edge_info(
+            source_id: sourceID, from_node: Int64(e.fromNode), to_node: Int64(e.toNode), length: e.length,
+            direction: Int32(e.direction.rawValue), is_roundabout: a.isRoundabout ? 1 : 0, is_toll: a.isToll ? 1 : 0,
+            is_ferry: a.isFerry ? 1 : 0, maxspeed_forward: a.maxspeedForward ?? .nan,
+            maxspeed_backward: a.maxspeedBackward ?? .nan, default_speed: a.roadClass.defaultSpeedKmh,
+            road_class: a.roadClass.cName)
+    }
+}
+
+@implementation @c
+public func rs_map_edge_source_id(_ map: OpaquePointer?, _ edge: Int64, _ buf: UnsafeMutablePointer<CChar>?,
+                                  _ capacity: Int, _ outLength: UnsafeMutablePointer<Int>?) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
+        try write(m.edge(edge).sourceID.description, into: buf, capacity: capacity, length: outLength)
+    }
+}
+
+@implementation @c
+public func rs_map_edge_name(_ map: OpaquePointer?, _ edge: Int64, _ buf: UnsafeMutablePointer<CChar>?,
+                             _ capacity: Int, _ outLength: UnsafeMutablePointer<Int>?) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
+        let a = try m.edge(edge).attributes
+        try write(a.name ?? a.ref ?? "", into: buf, capacity: capacity, length: outLength)
+    }
+}

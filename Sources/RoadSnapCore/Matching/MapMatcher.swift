@@ -1,0 +1,225 @@
+extension MatchGraph {
+    /// The matching graph of a network: its arcs, lengths and turn restrictions. Build once, share between threads.
+    public convenience init(network: RoadNetwork) throws(RoadSnapError) {
+        let g = network.graph
+        let restrictions = network.turnRestrictions.map {
+            (fromEdge: Int32($0.fromEdge), via: Int32($0.viaNode), toEdge: Int32($0.toEdge),
+             mandatory: $0.kind == .mandatory)
+        }
+        try self.init(nodeCount: g.nodeCount, outStart: g.outStart, outArcs: g.outArcs, arcTail: g.arcTail,
+                      arcHead: g.arcHead, arcLength: g.arcLength, restrictions: restrictions)
+    }
+}
+
+/// One fix as matched: the edge and direction it was placed on, where, and how far it was from the road.
+public struct MatchedFix: Hashable, Sendable {
+    /// Edge index in the network.
+    public var edge: Int
+    /// Whether the fix travels the edge along its geometry.
+    public var forward: Bool
+    /// Index of the sub-match holding this fix.
+    public var subMatch: Int
+    /// Metres along the sub-match's path from its start to the matched point.
+    public var along: Double
+    /// Metres from the edge's geometry start to the matched point.
+    public var offset: Double
+    /// Metres from the fix to the matched point.
+    public var distance: Double
+    /// The matched point on the road.
+    public var coordinate: GeoCoordinate
+
+    /// Arc id (`RoadGraph` numbering) of the matched edge and direction.
+    public var arc: Int { RoadGraph.arc(edge: edge, forward: forward) }
+}
+
+/// A run of fixes joined by drivable routes: the path driven and how much to trust it.
+public struct SubMatch: Hashable, Sendable {
+    /// First and last matched fix (indices into the track), inclusive.
+    public var firstFix: Int
+    public var lastFix: Int
+    /// Fixes matched within `firstFix...lastFix` (the others were dropped as outliers or had no road near).
+    public var matchedFixCount: Int
+    /// The path driven: directed arcs (`RoadGraph` numbering) in order, each with the metres along it driven.
+    public var steps: [PathStep]
+    /// Route length in metres from the first to the last matched point.
+    public var length: Double
+    /// Seconds from the first to the last matched fix, when the track has times.
+    public var duration: Double?
+    /// How much to trust this sub-match, in [0, 1]: agreement of route and straight-line distances, share of fixes
+    /// matched, and (for a lone fix) its distance to the road.
+    public var confidence: Double
+    /// The matched path as a polyline from the first to the last matched point.
+    public var geometry: [GeoCoordinate]
+
+    /// Directed arcs traversed, in driving order.
+    public var arcs: [Int] { steps.map(\.arc) }
+
+    /// Edges traversed in order (consecutive repeats of one edge collapsed).
+    public var edges: [Int] {
+        var out: [Int] = []
+        for a in arcs where out.last != RoadGraph.edge(ofArc: a) { out.append(RoadGraph.edge(ofArc: a)) }
+        return out
+    }
+}
+
+/// The map-matching result of one track.
+public struct MatchResult: Hashable, Sendable {
+    /// One entry per input fix, nil where the fix was not matched.
+    public var fixes: [MatchedFix?]
+    public var subMatches: [SubMatch]
+    /// The parameters used (with the sigma actually applied).
+    public var parameters: MatchParameters
+
+    /// Number of matched fixes.
+    public var matchedCount: Int { fixes.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+
+    /// Source ids of the edges a sub-match traversed, consecutive repeats collapsed.
+    public func edgeSourceIDs(of sub: SubMatch, in network: RoadNetwork) -> [EdgeSourceID] {
+        var out: [EdgeSourceID] = []
+        for e in sub.edges where out.last != network.edges[e].sourceID { out.append(network.edges[e].sourceID) }
+        return out
+    }
+}
+
+/// Per-thread hidden-Markov map matcher (Newson & Krumm 2009) on one network. Not thread-safe: make one per thread;
+/// they can share the network and its `MatchGraph`.
+public final class MapMatcher {
+    public let network: RoadNetwork
+    public let graph: MatchGraph
+    public let frame: LocalFrame
+    public let query: SegmentQuery
+    let engine: MatchEngine
+    public var parameters: MatchParameters
+    private var xs: [Double] = [], ys: [Double] = []
+
+    /// `graph` defaults to a new one; pass a shared one when making matchers for several threads.
+    public init(network: RoadNetwork, graph: MatchGraph? = nil, parameters: MatchParameters = MatchParameters())
+        throws(RoadSnapError)
+    {
+        try parameters.validate()
+        self.network = network
+        if let graph { self.graph = graph } else { self.graph = try MatchGraph(network: network) }
+        frame = try network.makeFrame()
+        query = try SegmentQuery(index: network.index, capacity: 256)
+        engine = try MatchEngine(graph: self.graph, query: query)
+        self.parameters = parameters
+    }
+
+    /// Robust GPS error estimate for a track (Newson & Krumm): 1.4826 × the median distance from each fix to its
+    /// nearest road within the search radius. Nil when no fix has a road near.
+    public func estimateSigma(_ track: Track) -> Double? {
+        var d: [Double] = []
+        d.reserveCapacity(track.fixes.count)
+        for f in track.fixes {
+            let p = frame.forward(latitude: f.coordinate.latitude, longitude: f.coordinate.longitude)
+            guard p.x.isFinite, p.y.isFinite else { continue }
+            var nearest = Double.infinity
+            query.forEachCandidate(near: p, radius: parameters.radius) { nearest = min(nearest, $0.distance) }
+            if nearest.isFinite { d.append(nearest) }
+        }
+        guard !d.isEmpty else { return nil }
+        d.sort()
+        let median = d.count % 2 == 1 ? d[d.count / 2] : 0.5 * (d[d.count / 2 - 1] + d[d.count / 2])
+        return max(1.0, 1.4826 * median)
+    }
+
+    /// Matches one track. Fixes without a road within the radius, and isolated unreachable fixes, come back nil;
+    /// where no route joins consecutive fixes (or time jumps beyond `maxGap`) the result splits into sub-matches.
+    public func match(_ track: Track) throws(RoadSnapError) -> MatchResult {
+        let fixes = track.fixes
+        let n = fixes.count
+        frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+                      x: &xs, y: &ys)
+        let times: [Double]? = fixes.contains { $0.time != nil } ? fixes.map { $0.time ?? .nan } : nil
+        let courses: [Double]? = fixes.contains { $0.course != nil } ? fixes.map { $0.course ?? .nan } : nil
+        let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
+        try engine.run(parameters: parameters, x: xs, y: ys, time: times, course: courses, speed: speeds)
+
+        let engineSubs = engine.subMatches
+        // Cumulative length before each path arc, per sub-match, to place fixes along their path.
+        let before: [[Double]] = engineSubs.map { s in
+            var acc = 0.0
+            return s.steps.map { st in
+                defer { acc += st.to - st.from }
+                return acc - st.from
+            }
+        }
+        let raw = engine.fixes
+        var matched = [MatchedFix?](repeating: nil, count: n)
+        var points: [LocalPoint] = []
+        var which: [Int] = []
+        for i in 0..<n where raw[i].arc >= 0 {
+            points.append(raw[i].point)
+            which.append(i)
+        }
+        let coords = frame.inverse(points)
+        for (k, i) in which.enumerated() {
+            let r = raw[i]
+            let edge = RoadGraph.edge(ofArc: r.arc), forward = RoadGraph.isForward(r.arc)
+            let len = network.edges[edge].length
+            matched[i] = MatchedFix(edge: edge, forward: forward, subMatch: r.subMatch,
+                                    along: max(0, before[r.subMatch][r.pathIndex] + r.offset),
+                                    offset: forward ? r.offset : max(0, len - r.offset), distance: r.distance,
+                                    coordinate: coords[k])
+        }
+        let subs = engineSubs.map { s -> SubMatch in
+            var confidence: Double
+            if s.matchedFixes <= 1 {
+                let z = s.meanDistance / parameters.sigma
+                confidence = 0.5 * RSMath.exp(-0.5 * z * z)
+            } else {
+                let scale = max(s.greatCircle, s.length, 1)
+                confidence = max(0, 1 - s.deviation / scale)
+                confidence *= Double(s.matchedFixes) / Double(s.lastFix - s.firstFix + 1)
+            }
+            var duration: Double? = nil
+            if let t0 = fixes[s.firstFix].time, let t1 = fixes[s.lastFix].time { duration = t1 - t0 }
+            return SubMatch(firstFix: s.firstFix, lastFix: s.lastFix, matchedFixCount: s.matchedFixes, steps: s.steps,
+                            length: s.length, duration: duration, confidence: min(1, max(0, confidence)),
+                            geometry: geometry(of: s.steps))
+        }
+        return MatchResult(fixes: matched, subMatches: subs, parameters: parameters)
+    }
+
+    /// The polyline along path steps.
+    public func geometry(of steps: [PathStep]) -> [GeoCoordinate] {
+        var pts: [LocalPoint] = []
+        for st in steps {
+            network.appendLocalPolyline(edge: RoadGraph.edge(ofArc: st.arc), forward: RoadGraph.isForward(st.arc),
+                                        from: st.from, to: max(st.from, st.to), into: &pts)
+        }
+        return frame.inverse(pts)
+    }
+}
+
+extension RoadNetwork {
+    /// Appends the part of edge `edge` between `from` and `to` metres (measured in the travel direction) to `points`,
+    /// skipping a first point equal to the last one already there.
+    func appendLocalPolyline(edge: Int, forward: Bool, from: Double, to: Double, into points: inout [LocalPoint]) {
+        let len = edges[edge].length
+        // Work in geometry offsets.
+        let g0 = forward ? from : len - to, g1 = forward ? to : len - from
+        let shape = localGeometry(ofEdge: edge)
+        var piece: [LocalPoint] = [localPoint(onEdge: edge, offset: g0)]
+        var acc = 0.0
+        var i = shape.startIndex
+        while i + 1 < shape.endIndex {
+            let a = shape[i], b = shape[i + 1]
+            acc += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if acc > g0 && acc < g1 { piece.append(b) }
+            i += 1
+        }
+        piece.append(localPoint(onEdge: edge, offset: g1))
+        if !forward { piece.reverse() }
+        for p in piece where points.last != p { points.append(p) }
+    }
+}
+
+extension LocalFrame {
+    /// Unprojects many local points in one PROJ call.
+    public func inverse(_ points: [LocalPoint]) -> [GeoCoordinate] {
+        var la: [Double] = [], lo: [Double] = []
+        inverse(x: points.map(\.x), y: points.map(\.y), latitudes: &la, longitudes: &lo)
+        return zip(la, lo).map { GeoCoordinate(uncheckedLatitude: $0, longitude: $1) }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import RoadSnapCore
+
+/// Behaviours of OSRM's matching.feature that apply here, on hand-drawn networks: a node map of characters where
+/// each column and row is `grid` metres, ways through named nodes, traces through nodes or extra points.
+struct NodeMap {
+    var positions: [Character: GeoCoordinate] = [:]
+
+    init(_ text: String, grid: Double) {
+        let metresPerDegreeLat = 110_574.0, metresPerDegreeLon = 111_320.0 * cos(1.0 * Double.pi / 180)
+        for (row, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (col, ch) in line.enumerated() where ch != " " && (ch.isLetter || ch.isNumber) {
+                positions[ch] = GeoCoordinate(uncheckedLatitude: 1 - Double(row) * grid / metresPerDegreeLat,
+                                              longitude: 1 + Double(col) * grid / metresPerDegreeLon)
+            }
+        }
+    }
+
+    /// A network of ways given as node strings, e.g. ("abcd", oneway: false); source id = the way's node string.
+    func network(_ ways: [(String, Bool)]) throws -> RoadNetwork {
+        let roadWays = ways.map { w in
+            RoadWay(sourceID: .string(w.0), coordinates: w.0.compactMap { positions[$0] },
+                    direction: w.1 ? .forward : .both, attributes: RoadAttributes(roadClass: .residential))
+        }
+        return try RoadNetwork(ways: roadWays, sourceName: "node map")
+    }
+
+    func track(_ trace: String, times: [Double]? = nil) -> Track {
+        let fixes = trace.enumerated().compactMap { i, ch in
+            positions[ch].map { Fix(coordinate: $0, time: times?[i]) }
+        }
+        return Track(name: trace, fixes: fixes)
+    }
+}
+
+/// The node string traversed by each sub-match: a sub-match's way ids joined by ",".
+func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
+    result.subMatches.map { s in result.edgeSourceIDs(of: s, in: network).map(\.description).joined(separator: ",") }
+}
+
+@Suite struct MatchingFeatureTests {
+    @Test func outlierWithoutCandidateIsDropped() throws {
+        let map = NodeMap("a b c d\n\n    1", grid: 100)
+        let network = try map.network([("abcd", false)])
+        let result = try MapMatcher(network: network).match(map.track("ab1d", times: [0, 1, 2, 3]))
+        #expect(result.subMatches.count == 1)
+        #expect(result.fixes[2] == nil)
+        #expect(result.fixes[0] != nil && result.fixes[1] != nil && result.fixes[3] != nil)
+        #expect(result.subMatches.first?.firstFix == 0 && result.subMatches.first?.lastFix == 3)
+    }
+
+    @Test func timeGapSplitsTheTrace() throws {
+        let map = NodeMap("a b c d\n    e", grid: 10)
+        let network = try map.network([("abcd", false)])
+        let result = try MapMatcher(network: network).match(map.track("abcd", times: [0, 1, 62, 63]))
+        #expect(result.subMatches.count == 2)
+        #expect(result.subMatches.map(\.firstFix) == [0, 2])
+        #expect(result.fixes.map { $0?.subMatch } == [0, 0, 1, 1])
+    }
+
+    @Test func withoutTimesThereIsNoTimeSplit() throws {
+        let map = NodeMap("a b c d", grid: 10)
+        let network = try map.network([("abcd", false)])
+        let result = try MapMatcher(network: network).match(map.track("abcd"))
+        #expect(result.subMatches.count == 1)
+        #expect(result.matchedCount == 4)
+    }
+
+    @Test func oneWayIsMatchedOnlyInItsDirection() throws {
+        let map = NodeMap("a b c d\ne f g h", grid: 10)
+        let network = try map.network([("abcd", true), ("hgfe", true)])
+        let result = try MapMatcher(network: network).match(map.track("dcba"))
+        #expect(wayIDs(result, network) == ["hgfe"])
+        let forward = try MapMatcher(network: network).match(map.track("abcd"))
+        #expect(wayIDs(forward, network) == ["abcd"])
+    }
+
+    @Test func splitOneWaysAreFollowedInOrder() throws {
+        let map = NodeMap("a b c d\ne f g h", grid: 10)
+        let network = try map.network([("ab", true), ("bc", true), ("cd", true), ("hg", true), ("gf", true),
+                                       ("fe", true)])
+        #expect(wayIDs(try MapMatcher(network: network).match(map.track("dcba")), network) == ["hg,gf,fe"])
+        #expect(wayIDs(try MapMatcher(network: network).match(map.track("efgh")), network) == ["ab,bc,cd"])
+    }
+
+    @Test func implausibleSpeedSplits() throws {
+        let map = NodeMap("a b ---- x\n         |\n         |\n         y --- c d", grid: 100)
+        let network = try map.network([("abxycd", false)])
+        let result = try MapMatcher(network: network).match(map.track("abcd", times: [0, 1, 2, 3]))
+        #expect(result.subMatches.count == 2)
+        #expect(result.subMatches.map(\.firstFix) == [0, 2])
+        let straight = NodeMap("a b c d", grid: 100)
+        let line = try straight.network([("abcd", false)])
+        #expect(try MapMatcher(network: line).match(straight.track("abcd", times: [0, 1, 2, 3])).subMatches.count == 1)
+    }
+
+    @Test func cleanTraceHasFullConfidence() throws {
+        let map = NodeMap("a b c d", grid: 10)
+        let network = try map.network([("abcd", false)])
+        let result = try MapMatcher(network: network).match(map.track("abcd"))
+        let c = try #require(result.subMatches.first).confidence
+        #expect(abs(c - 1) <= 0.05)
+        #expect(abs(try #require(result.subMatches.first).length - 60) < 0.5)
+    }
+
+    @Test func turnOffAtJunction() throws {
+        let map = NodeMap("a b c\n  d", grid: 10)
+        let network = try map.network([("abc", false), ("bd", false)])
+        let result = try MapMatcher(network: network).match(map.track("abd"))
+        #expect(result.subMatches.count == 1)
+        let ids = wayIDs(result, network).first?.split(separator: ",").map(String.init)
+        #expect(ids == ["abc", "bd"])
+    }
+
+    @Test func stationaryFixesMakeNoLoop() throws {
+        let map = NodeMap("a b c d e f", grid: 20)
+        let network = try map.network([("abcdef", false)])
+        guard let b = map.positions["b"], let c = map.positions["c"], let d = map.positions["d"] else { return }
+        // Standing at c with jitter back and forth along the road, then driving on.
+        var fixes = [Fix(coordinate: b), Fix(coordinate: c)]
+        for k in 0..<10 {
+            let jitter = (k % 2 == 0 ? -1.0 : 1.0) * 3e-5  // about 3 m in longitude
+            fixes.append(Fix(coordinate: GeoCoordinate(uncheckedLatitude: c.latitude, longitude: c.longitude + jitter)))
+        }
+        fixes.append(Fix(coordinate: d))
+        let result = try MapMatcher(network: network).match(Track(name: "stop", fixes: fixes))
+        #expect(result.subMatches.count == 1)
+        let sub = try #require(result.subMatches.first)
+        #expect(sub.arcs.count == 1)  // one edge, one direction: no U-turns
+        #expect(abs(sub.length - 80) < 8)
+    }
+
+    @Test func uTurnOnlyWhenTheTrackReverses() throws {
+        let map = NodeMap("a b c d e f g", grid: 20)
+        let network = try map.network([("abcdefg", false)])
+        let there = try MapMatcher(network: network).match(map.track("bcdef"))
+        #expect(try #require(there.subMatches.first).arcs.count == 1)
+        let back = try MapMatcher(network: network).match(map.track("bcdefedcb"))
+        let sub = try #require(back.subMatches.first)
+        #expect(back.subMatches.count == 1)
+        #expect(sub.arcs.count == 2)  // out and back on the same edge
+        #expect(abs(sub.length - 320) < 10)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import RoadSnapCore
+import RoadSnapFormats
+
+/// Route mismatch on the 20 Kubicka et al. 2015 tracks (ground truth included), length-weighted as `kubicka.py score`.
+@Suite struct MatchingKubickaTests {
+    static let names = ["00000005", "00000006", "00000007", "00000014", "00000026", "00000027", "00000039",
+                        "00000045", "00000046", "00000048", "00000050", "00000052", "00000067", "00000068",
+                        "00000070", "00000072", "00000075", "00000085", "00000090", "00000095"]
+
+    static func mismatch(interval: Double) throws -> RouteMismatch {
+        var total = RouteMismatch(truthLength: 0, missingLength: 0, extraLength: 0)
+        for name in names {
+            let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/\(name)"))
+            let matcher = try MapMatcher(network: k.network)
+            let track = interval > 0 ? k.track.subsampled(every: interval) : k.track
+            let result = try matcher.match(track)
+            let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
+            let lengths = k.network.lengthsBySourceID()
+            total = total + RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
+        }
+        return total
+    }
+
+    @Test func oneSecondSampling() throws {
+        let m = try Self.mismatch(interval: 0)
+        #expect(m.truthLength > 50_000)
+        #expect(m.fraction <= 0.025, "route mismatch \(m.fraction)")
+    }
+
+    @Test func tenSecondSampling() throws {
+        let m = try Self.mismatch(interval: 10)
+        #expect(m.fraction <= 0.03, "route mismatch \(m.fraction)")
+    }
+
+    @Test func thirtySecondSampling() throws {
+        let m = try Self.mismatch(interval: 30)
+        #expect(m.fraction <= 0.035, "route mismatch \(m.fraction)")
+    }
+
+    @Test func mismatchCountsMissingAndExtraLength() {
+        let len: [String: Double] = ["a": 10, "b": 20, "c": 30]
+        let m = RouteMismatch(truth: ["a", "b"], matched: ["a", "c", "c"]) { len[$0] ?? 0 }
+        #expect(m.truthLength == 30)
+        #expect(m.missingLength == 20)
+        #expect(m.extraLength == 60)
+        #expect(m.fraction == 80.0 / 30.0)
+    }
+}

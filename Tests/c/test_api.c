@@ -1,0 +1,386 @@
+/* C API tests: version and ABI, errors and messages, NULL/stale/wrong-kind handles, maps, snapping one fix and
+ * batches on the real sample drive, and several threads. Usage: test_api REPO_ROOT. Exit status = failed checks. */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "roadsnap.h"
+#include "track.h"
+
+static char map_path[4096], track_path[4096], geojson_path[4096], bad_map_path[4096];
+
+#define MAX_FIXES 4096
+static rs_fix fixes[MAX_FIXES];
+static long fix_count;
+
+static void test_version(void) {
+    char expected[64];
+    snprintf(expected, sizeof expected, "%d.%d.%d", ROADSNAP_VERSION_MAJOR, ROADSNAP_VERSION_MINOR,
+             ROADSNAP_VERSION_PATCH);
+    CHECK(strcmp(rs_version(), expected) == 0);
+    CHECK(rs_abi_version() == ROADSNAP_ABI_VERSION);
+    CHECK(strcmp(rs_status_name(RS_OK), "RS_OK") == 0);
+    CHECK(strcmp(rs_status_name(RS_E_INVALID_HANDLE), "RS_E_INVALID_HANDLE") == 0);
+    CHECK(strcmp(rs_status_name((rs_status)12345), "RS_E_UNKNOWN") == 0);
+    CHECK(rs_last_error_message() != NULL);
+    rs_fix f = rs_fix_make(47.5, -122.1);
+    CHECK(f.latitude == 47.5 && f.longitude == -122.1);
+    CHECK(isnan(f.time) && isnan(f.course) && isnan(f.speed) && isnan(f.altitude) && isnan(f.accuracy));
+}
+
+static void test_map_errors(void) {
+    rs_map *map = (rs_map *)(uintptr_t)1; /* must be reset to NULL on failure */
+    CHECK_STATUS(rs_map_open("/nonexistent/roads.osm.pbf", &map), RS_E_IO);
+    CHECK(map == NULL);
+    CHECK_MESSAGE("/nonexistent/roads.osm.pbf");
+    CHECK_STATUS(rs_map_open(NULL, &map), RS_E_NULL_ARGUMENT);
+    CHECK_MESSAGE("path");
+    CHECK_STATUS(rs_map_open(map_path, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_MESSAGE("out_map");
+    /* A text file named .osm is not an OSM extract. */
+    CHECK_STATUS(rs_map_open(bad_map_path, &map), RS_E_INVALID_MAP);
+    CHECK(map == NULL);
+    CHECK_MESSAGE("not-a-map.osm");
+    /* A file name with no map extension. */
+    CHECK_STATUS(rs_map_open(track_path, &map), RS_E_INVALID_MAP);
+    CHECK_MESSAGE("unknown map format");
+}
+
+static void test_invalid_handles(rs_map *live_map, rs_snapper *live_snapper) {
+    rs_map_info info;
+    rs_snap_result r;
+    rs_fix f = rs_fix_make(47.57, -122.15);
+    size_t n = 0;
+
+    CHECK_STATUS(rs_map_get_info(NULL, &info), RS_E_INVALID_HANDLE);
+    CHECK_MESSAGE("NULL");
+    CHECK_STATUS(rs_map_close(NULL), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_snapper_destroy(NULL), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_snapper_snap(NULL, &f, &r), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_snapper_snap_batch(NULL, &f, 1, &r, &n), RS_E_INVALID_HANDLE);
+    rs_snapper *none = (rs_snapper *)(uintptr_t)1;
+    CHECK_STATUS(rs_snapper_create(NULL, 0, &none), RS_E_INVALID_HANDLE);
+    CHECK(none == NULL);
+
+    /* Garbage values that were never handles: refused without being dereferenced. */
+    uintptr_t garbage[] = {1, 0x10, 0xdeadbeef, (uintptr_t)&info, UINTPTR_MAX, (uintptr_t)1 << 40 | 0x11};
+    for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+        CHECK_STATUS(rs_map_get_info((rs_map *)garbage[i], &info), RS_E_INVALID_HANDLE);
+        CHECK_STATUS(rs_snapper_snap((rs_snapper *)garbage[i], &f, &r), RS_E_INVALID_HANDLE);
+        CHECK_STATUS(rs_map_close((rs_map *)garbage[i]), RS_E_INVALID_HANDLE);
+    }
+    /* A handle of another kind. */
+    CHECK_STATUS(rs_map_get_info((rs_map *)live_snapper, &info), RS_E_INVALID_HANDLE);
+    CHECK_MESSAGE("snapper handle, not a map handle");
+    CHECK_STATUS(rs_snapper_snap((rs_snapper *)live_map, &f, &r), RS_E_INVALID_HANDLE);
+    CHECK_MESSAGE("map handle, not a snapper handle");
+    CHECK_STATUS(rs_map_close((rs_map *)live_snapper), RS_E_INVALID_HANDLE);
+    /* The live handles still work after all that. */
+    CHECK_STATUS(rs_map_get_info(live_map, &info), RS_OK);
+    CHECK_STATUS(rs_snapper_snap(live_snapper, &f, &r), RS_OK);
+    CHECK(strcmp(rs_last_error_message(), "") == 0);
+}
+
+static void test_stale_handles(void) {
+    rs_map *map = NULL;
+    rs_snapper *snapper = NULL;
+    rs_fix on_main_street = rs_fix_make(47.57003, -122.1495);
+    CHECK_STATUS(rs_map_open(geojson_path, &map), RS_OK);
+    CHECK_STATUS(rs_snapper_create(map, 0, &snapper), RS_OK);
+    /* Closing the map leaves the snapper working: it keeps the network alive. */
+    CHECK_STATUS(rs_map_close(map), RS_OK);
+    rs_map_info info;
+    CHECK_STATUS(rs_map_get_info(map, &info), RS_E_INVALID_HANDLE);
+    CHECK_MESSAGE("stale");
+    CHECK_STATUS(rs_map_close(map), RS_E_INVALID_HANDLE);
+    rs_snap_result r;
+    CHECK_STATUS(rs_snapper_snap(snapper, &on_main_street, &r), RS_OK);
+    CHECK(r.status == RS_SNAP_SNAPPED);
+    CHECK_NEAR(r.distance, 3.34, 0.05); /* 0.00003 degree of latitude */
+    CHECK_NEAR(r.latitude, 47.57, 1e-7);
+    CHECK_STATUS(rs_snapper_destroy(snapper), RS_OK);
+    CHECK_STATUS(rs_snapper_snap(snapper, &on_main_street, &r), RS_E_INVALID_HANDLE);
+    CHECK_MESSAGE("stale");
+    CHECK_STATUS(rs_snapper_destroy(snapper), RS_E_INVALID_HANDLE);
+    /* A new snapper may reuse the table slot; the old handle must still be refused. */
+    rs_map *map2 = NULL;
+    rs_snapper *snapper2 = NULL;
+    CHECK_STATUS(rs_map_open(geojson_path, &map2), RS_OK);
+    CHECK_STATUS(rs_snapper_create(map2, 0, &snapper2), RS_OK);
+    CHECK(snapper2 != snapper);
+    CHECK_STATUS(rs_snapper_snap(snapper, &on_main_street, &r), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_snapper_snap(snapper2, &on_main_street, &r), RS_OK);
+    CHECK_STATUS(rs_snapper_destroy(snapper2), RS_OK);
+    CHECK_STATUS(rs_map_close(map2), RS_OK);
+}
+
+static void test_map(rs_map *map) {
+    rs_map_info info;
+    CHECK_STATUS(rs_map_get_info(map, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_map_get_info(map, &info), RS_OK);
+    CHECK(info.edge_count > 1000);
+    CHECK(info.node_count > 1000);
+    CHECK(info.total_length > 100000.0);
+    /* Inside the extract's declared bounds (Samples/SOURCE.md: 47.5621,-122.1831 .. 47.5820,-122.0938), with the
+     * nodes of ways that cross the border a little outside. */
+    CHECK(info.min_latitude < 47.5621 + 0.01 && info.max_latitude > 47.5820 - 0.01);
+    CHECK(info.min_longitude < -122.1831 + 0.01 && info.max_longitude > -122.0938 - 0.01);
+    CHECK(info.min_latitude > 47.4 && info.max_latitude < 47.7);
+
+    rs_edge_info e;
+    CHECK_STATUS(rs_map_get_edge(map, -1, &e), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_map_get_edge(map, info.edge_count, &e), RS_E_INVALID_ARGUMENT);
+    CHECK_MESSAGE("out of range");
+    CHECK_STATUS(rs_map_get_edge(map, 0, NULL), RS_E_NULL_ARGUMENT);
+    double total = 0;
+    int64_t oneway = 0, motorway = 0;
+    for (int64_t i = 0; i < info.edge_count; i++) {
+        CHECK_STATUS(rs_map_get_edge(map, i, &e), RS_OK);
+        total += e.length;
+        CHECK(e.length > 0);
+        CHECK(e.source_id > 0); /* OSM way ids */
+        CHECK(e.from_node >= 0 && e.from_node < info.node_count && e.to_node >= 0 && e.to_node < info.node_count);
+        CHECK(e.direction >= -1 && e.direction <= 1);
+        CHECK(e.road_class != NULL && strlen(e.road_class) > 0);
+        CHECK(e.default_speed > 0);
+        if (e.direction != RS_DIRECTION_BOTH) oneway++;
+        if (strcmp(e.road_class, "motorway") == 0) motorway++;
+    }
+    CHECK_NEAR(total, info.total_length, 1e-6 * info.total_length);
+    CHECK(oneway > 0);   /* I-90 and I-405 carriageways */
+    CHECK(motorway > 0);
+
+    /* Source id text matches the numeric id; the size query and truncation behave like snprintf. */
+    CHECK_STATUS(rs_map_get_edge(map, 0, &e), RS_OK);
+    char buf[64], expected[64];
+    size_t len = 0;
+    snprintf(expected, sizeof expected, "%lld", (long long)e.source_id);
+    CHECK_STATUS(rs_map_edge_source_id(map, 0, buf, sizeof buf, &len), RS_OK);
+    CHECK(strcmp(buf, expected) == 0);
+    CHECK(len == strlen(expected));
+    CHECK_STATUS(rs_map_edge_source_id(map, 0, NULL, 0, &len), RS_E_BUFFER_TOO_SMALL);
+    CHECK(len == strlen(expected));
+    char small[3] = {'x', 'x', 'x'};
+    CHECK_STATUS(rs_map_edge_source_id(map, 0, small, sizeof small, &len), RS_E_BUFFER_TOO_SMALL);
+    CHECK(small[0] == expected[0] && small[1] == expected[1] && small[2] == '\0');
+    CHECK_STATUS(rs_map_edge_source_id(map, 0, NULL, 10, &len), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_map_edge_source_id(map, info.edge_count + 5, buf, sizeof buf, NULL), RS_E_INVALID_ARGUMENT);
+
+    /* Some edge of the extract is named (I-90 carries ref "I 90"). */
+    int named = 0;
+    for (int64_t i = 0; i < info.edge_count && !named; i++) {
+        CHECK_STATUS(rs_map_edge_name(map, i, buf, sizeof buf, &len), RS_OK);
+        if (len > 0) named = strlen(buf) == len;
+    }
+    CHECK(named);
+}
+
+static void test_snap(rs_map *map) {
+    rs_snapper *s = NULL;
+    CHECK_STATUS(rs_snapper_create(map, -1, &s), RS_E_INVALID_ARGUMENT);
+    CHECK(s == NULL);
+    CHECK_STATUS(rs_snapper_create(map, NAN, &s), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_snapper_create(map, 1e9, &s), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_snapper_create(map, 0, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_snapper_create(map, 0, &s), RS_OK);
+    CHECK(s != NULL);
+
+    rs_snap_result r;
+    CHECK_STATUS(rs_snapper_snap(s, NULL, &r), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_snapper_snap(s, &fixes[0], NULL), RS_E_NULL_ARGUMENT);
+    rs_fix bad = rs_fix_make(NAN, -122.1);
+    CHECK_STATUS(rs_snapper_snap(s, &bad, &r), RS_E_INVALID_FIX);
+    CHECK(r.status == RS_SNAP_INVALID_FIX && r.edge == -1);
+    bad = rs_fix_make(91, -122.1);
+    CHECK_STATUS(rs_snapper_snap(s, &bad, &r), RS_E_INVALID_FIX);
+    /* Far from every road: no road, not an error. */
+    rs_fix far = rs_fix_make(0, 0);
+    CHECK_STATUS(rs_snapper_snap(s, &far, &r), RS_OK);
+    CHECK(r.status == RS_SNAP_NO_ROAD && r.edge == -1 && isnan(r.distance));
+
+    /* The whole drive, one fix at a time and as one batch: identical results. */
+    static rs_snap_result one[MAX_FIXES], batch[MAX_FIXES];
+    size_t snapped_single = 0;
+    for (long i = 0; i < fix_count; i++) {
+        CHECK_STATUS(rs_snapper_snap(s, &fixes[i], &one[i]), RS_OK);
+        if (one[i].status == RS_SNAP_SNAPPED) snapped_single++;
+    }
+    size_t snapped = 0;
+    CHECK_STATUS(rs_snapper_snap_batch(s, fixes, (size_t)fix_count, batch, &snapped), RS_OK);
+    CHECK(snapped == snapped_single);
+    CHECK(snapped >= (size_t)(0.95 * fix_count)); /* a real drive on mapped roads */
+    double sum = 0;
+    rs_map_info info;
+    CHECK_STATUS(rs_map_get_info(map, &info), RS_OK);
+    for (long i = 0; i < fix_count; i++) {
+        CHECK(one[i].status == batch[i].status);
+        CHECK(one[i].edge == batch[i].edge);
+        if (batch[i].status != RS_SNAP_SNAPPED) continue;
+        CHECK_NEAR(one[i].distance, batch[i].distance, 1e-9);
+        CHECK_NEAR(one[i].latitude, batch[i].latitude, 1e-12);
+        CHECK_NEAR(one[i].longitude, batch[i].longitude, 1e-12);
+        CHECK(batch[i].edge >= 0 && batch[i].edge < info.edge_count);
+        CHECK(batch[i].distance >= 0 && batch[i].distance <= RS_DEFAULT_SNAP_RADIUS);
+        CHECK(batch[i].bearing >= 0 && batch[i].bearing < 360);
+        rs_edge_info e;
+        CHECK_STATUS(rs_map_get_edge(map, batch[i].edge, &e), RS_OK);
+        CHECK(batch[i].offset >= -1e-6 && batch[i].offset <= e.length + 1e-6);
+        /* The snapped point is `distance` metres from the fix (equirectangular, good to ~0.1% at 50 m). */
+        double dlat = (batch[i].latitude - fixes[i].latitude) * 111132.95;
+        double dlon = (batch[i].longitude - fixes[i].longitude) * 111319.49 * cos(fixes[i].latitude * M_PI / 180);
+        CHECK_NEAR(sqrt(dlat * dlat + dlon * dlon), batch[i].distance, 0.05 + 0.005 * batch[i].distance);
+        sum += batch[i].distance;
+    }
+    CHECK(sum / (double)snapped < 15.0); /* mean GPS error of a car drive, metres */
+
+    /* Invalid fixes in a batch are marked; the others are snapped as before. */
+    rs_fix mixed[5] = {fixes[0], rs_fix_make(NAN, 0), fixes[1], rs_fix_make(0, 200), fixes[2]};
+    rs_snap_result mixed_out[5];
+    CHECK_STATUS(rs_snapper_snap_batch(s, mixed, 5, mixed_out, &snapped), RS_OK);
+    CHECK(mixed_out[1].status == RS_SNAP_INVALID_FIX && mixed_out[3].status == RS_SNAP_INVALID_FIX);
+    CHECK(mixed_out[0].edge == batch[0].edge && mixed_out[2].edge == batch[1].edge && mixed_out[4].edge == batch[2].edge);
+    CHECK(snapped == (size_t)((batch[0].status == 1) + (batch[1].status == 1) + (batch[2].status == 1)));
+
+    /* Empty batch; NULL arrays with a count; count too large (a negative size). */
+    CHECK_STATUS(rs_snapper_snap_batch(s, NULL, 0, NULL, &snapped), RS_OK);
+    CHECK(snapped == 0);
+    CHECK_STATUS(rs_snapper_snap_batch(s, NULL, 3, batch, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_snapper_snap_batch(s, fixes, 3, NULL, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_snapper_snap_batch(s, fixes, (size_t)-1, batch, NULL), RS_E_INVALID_ARGUMENT);
+
+    /* A course along the road agrees with the road's bearing in the travel direction. */
+    rs_fix with_course = fixes[100];
+    with_course.course = batch[100].bearing;
+    CHECK_STATUS(rs_snapper_snap(s, &with_course, &r), RS_OK);
+    CHECK(r.status == RS_SNAP_SNAPPED);
+    double diff = fabs(fmod(r.bearing - with_course.course + 540.0, 360.0) - 180.0);
+    CHECK(diff < 1.0);
+
+    CHECK_STATUS(rs_snapper_destroy(s), RS_OK);
+}
+
+static void test_geojson_map(void) {
+    rs_map *map = NULL;
+    CHECK_STATUS(rs_map_open(geojson_path, &map), RS_OK);
+    rs_map_info info;
+    CHECK_STATUS(rs_map_get_info(map, &info), RS_OK);
+    /* Main Street is split where Side Street joins it: three edges, four nodes. */
+    CHECK(info.edge_count == 3);
+    CHECK(info.node_count == 4);
+    int main_edges = 0, side_edges = 0;
+    for (int64_t i = 0; i < info.edge_count; i++) {
+        rs_edge_info e;
+        char id[32], name[32];
+        CHECK_STATUS(rs_map_get_edge(map, i, &e), RS_OK);
+        CHECK_STATUS(rs_map_edge_source_id(map, i, id, sizeof id, NULL), RS_OK);
+        CHECK_STATUS(rs_map_edge_name(map, i, name, sizeof name, NULL), RS_OK);
+        if (strcmp(id, "101") == 0) {
+            main_edges++;
+            CHECK(e.source_id == 101 && e.direction == RS_DIRECTION_BOTH && strcmp(name, "Main Street") == 0);
+        } else if (strcmp(id, "side-2") == 0) {
+            side_edges++;
+            CHECK(e.source_id == INT64_MIN && e.direction == RS_DIRECTION_FORWARD);
+            CHECK(strcmp(name, "Side Street") == 0 && strcmp(e.road_class, "residential") == 0);
+            CHECK_NEAR(e.length, 111.2, 0.5); /* 0.001 degree of latitude */
+        }
+    }
+    CHECK(main_edges == 2 && side_edges == 1);
+    CHECK_STATUS(rs_map_close(map), RS_OK);
+}
+
+/* Threads: each with its own snapper gets the same results as the main thread; one snapper shared by two
+ * threads either works or says RS_E_BUSY, never both at once; each thread has its own error message. */
+typedef struct {
+    rs_map *map;
+    rs_snapper *shared;
+    const rs_snap_result *expected;
+    int failures, busy, ok;
+} thread_arg;
+
+static void *thread_main(void *p) {
+    thread_arg *a = p;
+    rs_snapper *own = NULL;
+    static __thread rs_snap_result out[MAX_FIXES];
+    if (rs_snapper_create(a->map, 0, &own) != RS_OK) { a->failures++; return NULL; }
+    for (int round = 0; round < 2; round++) {
+        if (rs_snapper_snap_batch(own, fixes, (size_t)fix_count, out, NULL) != RS_OK) a->failures++;
+        for (long i = 0; i < fix_count; i++)
+            if (out[i].edge != a->expected[i].edge) a->failures++;
+    }
+    for (int k = 0; k < 100; k++) {
+        rs_status st = rs_snapper_snap_batch(a->shared, fixes, 32, out, NULL);
+        if (st == RS_OK) a->ok++;
+        else if (st == RS_E_BUSY) a->busy++;
+        else a->failures++;
+        /* This thread's own error message, whatever the other thread does meanwhile. */
+        if (rs_map_get_edge(a->map, -7, NULL) != RS_E_NULL_ARGUMENT) a->failures++;
+        if (rs_map_get_info(NULL, NULL) != RS_E_INVALID_HANDLE || !strstr(rs_last_error_message(), "NULL"))
+            a->failures++;
+    }
+    if (rs_snapper_destroy(own) != RS_OK) a->failures++;
+    return NULL;
+}
+
+static void test_threads(rs_map *map) {
+    rs_snapper *s = NULL;
+    CHECK_STATUS(rs_snapper_create(map, 0, &s), RS_OK);
+    static rs_snap_result expected[MAX_FIXES];
+    CHECK_STATUS(rs_snapper_snap_batch(s, fixes, (size_t)fix_count, expected, NULL), RS_OK);
+    thread_arg args[2] = {{map, s, expected, 0, 0, 0}, {map, s, expected, 0, 0, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) CHECK(pthread_create(&t[i], NULL, thread_main, &args[i]) == 0);
+    /* Meanwhile this thread's message is its own. */
+    rs_map *none = NULL;
+    CHECK_STATUS(rs_map_open("/nonexistent/main-thread.osm", &none), RS_E_IO);
+    for (int i = 0; i < 2; i++) CHECK(pthread_join(t[i], NULL) == 0);
+    CHECK_MESSAGE("main-thread.osm");
+    for (int i = 0; i < 2; i++) {
+        CHECK(args[i].failures == 0);
+        CHECK(args[i].ok + args[i].busy == 100);
+    }
+    CHECK(args[0].ok + args[1].ok > 0);
+    CHECK_STATUS(rs_snapper_destroy(s), RS_OK);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s REPO_ROOT\n", argv[0]);
+        return 2;
+    }
+    snprintf(map_path, sizeof map_path, "%s/Samples/bellevue-issue147.osm.gz", argv[1]);
+    snprintf(track_path, sizeof track_path, "%s/Samples/newson-krumm-bellevue.csv", argv[1]);
+    snprintf(geojson_path, sizeof geojson_path, "%s/Tests/c/Fixtures/two-roads.geojson", argv[1]);
+    snprintf(bad_map_path, sizeof bad_map_path, "%s/Tests/c/Fixtures/not-a-map.osm", argv[1]);
+    fix_count = read_sample_track(track_path, fixes, MAX_FIXES);
+    if (fix_count != 1410) {
+        fprintf(stderr, "expected 1410 fixes in %s, read %ld\n", track_path, fix_count);
+        return 2;
+    }
+
+    CHECK(rs_open_handle_count() == 0);
+    test_version();
+    test_map_errors();
+    rs_map *map = NULL;
+    CHECK_STATUS(rs_map_open(map_path, &map), RS_OK);
+    CHECK(map != NULL);
+    CHECK(strcmp(rs_last_error_message(), "") == 0);
+    rs_snapper *s = NULL;
+    CHECK_STATUS(rs_snapper_create(map, 25, &s), RS_OK);
+    test_invalid_handles(map, s);
+    CHECK_STATUS(rs_snapper_destroy(s), RS_OK);
+    test_map(map);
+    test_snap(map);
+    test_stale_handles();
+    test_geojson_map();
+    test_threads(map);
+    CHECK_STATUS(rs_map_close(map), RS_OK);
+    CHECK(rs_open_handle_count() == 0); /* every handle made above was closed */
+
+    if (check_failures) fprintf(stderr, "%s: %d check(s) failed\n", argv[0], check_failures);
+    else printf("%s: all checks passed\n", argv[0]);
+    return check_failures > 0;
+}

@@ -1,0 +1,222 @@
+/*
+ * roadsnap.h - C API of RoadSnap (libroadsnap): road snapping, map matching, routing and navigation.
+ *
+ * C99. Link with `pkg-config --cflags --libs roadsnap` (shared library) or `roadsnap-static` (static archive).
+ *
+ * Conventions
+ * - Every function that can fail returns an rs_status; RS_OK (0) is success. On failure the calling thread's
+ *   rs_last_error_message() says what went wrong (file, line, fix or argument); on success it is "".
+ * - Handles (rs_map, rs_snapper, ...) are opaque ids, not pointers to memory: a NULL, closed (stale) or
+ *   wrong-kind handle gives RS_E_INVALID_HANDLE, never a crash. Closing a handle twice gives RS_E_INVALID_HANDLE.
+ * - Results go into caller-owned memory; the library keeps no pointer to it after the call returns.
+ * - Coordinates are WGS84 degrees; distances metres; bearings/courses degrees clockwise from north in [0, 360);
+ *   times seconds since the Unix epoch (UTC). NAN means "unknown" where a field says so.
+ * - Thread safety is stated per function:
+ *     [thread-safe]       may be called from any thread at once, on the same handle too;
+ *     [one thread a time] the handle must not be used by two threads at the same moment (a call that finds the
+ *                         handle busy on another thread returns RS_E_BUSY instead of racing). Make one per thread.
+ */
+#ifndef ROADSNAP_H
+#define ROADSNAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ABI version of this header: bumped on any incompatible change to a declaration or struct layout below.
+ * Compare with rs_abi_version() at run time to detect a mismatched library. */
+#define ROADSNAP_ABI_VERSION 1
+/* Library version this header ships with. */
+#define ROADSNAP_VERSION_MAJOR 0
+#define ROADSNAP_VERSION_MINOR 1
+#define ROADSNAP_VERSION_PATCH 0
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Status codes and errors
+ * --------------------------------------------------------------------------------------------------------------- */
+typedef enum rs_status {
+    RS_OK = 0,
+    RS_E_NULL_ARGUMENT = 1,     /* a required pointer argument was NULL */
+    RS_E_INVALID_HANDLE = 2,    /* handle NULL, already closed/destroyed, or of another kind */
+    RS_E_INVALID_ARGUMENT = 3,  /* a value out of its valid range (radius, index, option, ...) */
+    RS_E_INVALID_FIX = 4,       /* a fix with NaN or out-of-range latitude/longitude */
+    RS_E_IO = 5,                /* a file could not be opened or read */
+    RS_E_INVALID_MAP = 6,       /* not a readable OSM or GeoJSON road network */
+    RS_E_NO_DRIVABLE_ROADS = 7, /* the map holds no road a car may drive on */
+    RS_E_INVALID_TRACK = 8,     /* a malformed track file */
+    RS_E_BUFFER_TOO_SMALL = 9,  /* an output buffer was too small; the needed size is reported */
+    RS_E_BUSY = 10,             /* a [one thread a time] handle is in use on another thread */
+    RS_E_PROJECTION = 11,       /* PROJ failed */
+    RS_E_GEOMETRY = 12,         /* GEOS failed */
+    RS_E_INTERNAL = 13          /* a bug: the message says where */
+} rs_status;
+
+/* The calling thread's message for its last failed call; "" after a successful call. Never NULL. The text stays
+ * valid until this thread's next rs_ call. [thread-safe] (each thread has its own message) */
+const char *rs_last_error_message(void);
+
+/* Name of a status code ("RS_OK", "RS_E_IO", ...); "RS_E_UNKNOWN" for values not listed. Static storage.
+ * [thread-safe] */
+const char *rs_status_name(rs_status status);
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Version
+ * --------------------------------------------------------------------------------------------------------------- */
+/* The library's version, "MAJOR.MINOR.PATCH". Static storage. [thread-safe] */
+const char *rs_version(void);
+/* The library's ABI version; equal to ROADSNAP_ABI_VERSION when header and library match. [thread-safe] */
+int32_t rs_abi_version(void);
+/* Number of handles of every kind currently open in this process (for leak checks in tests: a handle never
+ * closed keeps its object alive without looking like a leak to memory checkers). [thread-safe] */
+int64_t rs_open_handle_count(void);
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Shared value types
+ * --------------------------------------------------------------------------------------------------------------- */
+/* One GPS fix. latitude/longitude are required; the other fields are NAN when unknown. */
+typedef struct rs_fix {
+    double latitude;
+    double longitude;
+    double time;     /* seconds since the Unix epoch, UTC */
+    double course;   /* course over ground, degrees */
+    double speed;    /* speed over ground, m/s */
+    double altitude; /* metres */
+    double accuracy; /* horizontal accuracy (1 sigma), metres */
+} rs_fix;
+
+/* An rs_fix at (latitude, longitude) with every optional field NAN. [thread-safe] */
+rs_fix rs_fix_make(double latitude, double longitude);
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Maps
+ * --------------------------------------------------------------------------------------------------------------- */
+typedef struct rs_map rs_map;
+
+typedef struct rs_map_info {
+    int64_t node_count;
+    int64_t edge_count;
+    double min_latitude, min_longitude, max_latitude, max_longitude;
+    double total_length; /* metres of road, each edge counted once */
+} rs_map_info;
+
+/* How an edge may be travelled relative to its geometry. */
+typedef enum rs_direction { RS_DIRECTION_BOTH = 0, RS_DIRECTION_FORWARD = 1, RS_DIRECTION_BACKWARD = -1 } rs_direction;
+
+typedef struct rs_edge_info {
+    int64_t source_id;      /* OSM way id, or the GeoJSON feature's numeric id; INT64_MIN when the id is a string
+                             * (see rs_map_edge_source_id for the text form of any id) */
+    int64_t from_node, to_node;
+    double length;          /* metres */
+    int32_t direction;      /* an rs_direction */
+    int32_t is_roundabout, is_toll, is_ferry; /* 0 or 1 */
+    double maxspeed_forward;  /* km/h as tagged, NAN when untagged */
+    double maxspeed_backward; /* km/h as tagged, NAN when untagged */
+    double default_speed;     /* km/h used when untagged (by road class) */
+    const char *road_class;   /* "motorway", "residential", ..., "ferry", "unknown"; static storage */
+} rs_edge_info;
+
+/* Opens a road network: .osm.pbf, .osm, .osm.gz, .osm.bz2 (car roads, one-ways, turn restrictions) or a GeoJSON
+ * FeatureCollection (.geojson/.json). On success *out_map is a new handle to close with rs_map_close; on failure
+ * *out_map is NULL. Errors: RS_E_NULL_ARGUMENT, RS_E_IO, RS_E_INVALID_MAP, RS_E_NO_DRIVABLE_ROADS.
+ * [thread-safe] A map is immutable: every rs_map_* call below is [thread-safe] on the same handle. */
+rs_status rs_map_open(const char *path, rs_map **out_map);
+
+/* Releases the handle. Snappers (and other handles) made from the map stay valid: they keep the network alive.
+ * Errors: RS_E_INVALID_HANDLE (NULL, stale or not a map). [thread-safe] */
+rs_status rs_map_close(rs_map *map);
+
+/* Counts and bounds of the map. [thread-safe] */
+rs_status rs_map_get_info(const rs_map *map, rs_map_info *out_info);
+
+/* Attributes of edge `edge` (0 <= edge < edge_count). Errors: RS_E_INVALID_ARGUMENT for an index out of range.
+ * [thread-safe] */
+rs_status rs_map_get_edge(const rs_map *map, int64_t edge, rs_edge_info *out_edge);
+
+/* Text form of an edge's source id (OSM way id or GeoJSON feature id), or of its road name (`name`, else `ref`;
+ * "" when neither is tagged), written NUL-terminated into buf[capacity]. *out_length (may be NULL) receives the
+ * length without the NUL. When capacity is too small the text is truncated (still NUL-terminated when capacity >
+ * 0) and RS_E_BUFFER_TOO_SMALL is returned; buf may be NULL when capacity is 0, to ask for the length. [thread-safe] */
+rs_status rs_map_edge_source_id(const rs_map *map, int64_t edge, char *buf, size_t capacity, size_t *out_length);
+rs_status rs_map_edge_name(const rs_map *map, int64_t edge, char *buf, size_t capacity, size_t *out_length);
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Tracks (recorded GPS files)
+ * --------------------------------------------------------------------------------------------------------------- */
+typedef struct rs_track rs_track;
+
+typedef struct rs_track_info {
+    int64_t fix_count;     /* usable fixes */
+    int64_t skipped_count; /* rows left out (NaN or out-of-range coordinates, bad checksums, unparsable values) */
+    int64_t segment_count; /* recorded segments (GPX trkseg); 1 for other formats */
+} rs_track_info;
+
+/* Reads a track: GPX 1.0/1.1, NMEA 0183 (RMC/GGA), CSV with a header row, or GeoJSON (format detected from the
+ * name and content). Unusable rows are skipped and counted; a file with no usable fix is an error. On success
+ * *out_track is a new handle to close with rs_track_close; on failure NULL. Errors: RS_E_NULL_ARGUMENT, RS_E_IO,
+ * RS_E_INVALID_TRACK. [thread-safe] A track is immutable: every rs_track_* call is [thread-safe]. */
+rs_status rs_track_open(const char *path, rs_track **out_track);
+
+/* Releases the handle. Errors: RS_E_INVALID_HANDLE. [thread-safe] */
+rs_status rs_track_close(rs_track *track);
+
+/* Counts of the track. [thread-safe] */
+rs_status rs_track_get_info(const rs_track *track, rs_track_info *out_info);
+
+/* Copies fixes first .. first+capacity-1 (fewer at the end of the track) into out; *out_count (may be NULL) gets
+ * the number copied. Errors: RS_E_INVALID_ARGUMENT when first > fix_count. [thread-safe] */
+rs_status rs_track_get_fixes(const rs_track *track, size_t first, rs_fix *out, size_t capacity, size_t *out_count);
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Snapping a fix to the nearest road
+ * --------------------------------------------------------------------------------------------------------------- */
+typedef struct rs_snapper rs_snapper;
+
+/* Default search radius of a snapper, metres. */
+#define RS_DEFAULT_SNAP_RADIUS 50.0
+
+typedef enum rs_snap_status {
+    RS_SNAP_SNAPPED = 1,     /* a road was found within the radius */
+    RS_SNAP_NO_ROAD = 0,     /* no road within the radius */
+    RS_SNAP_INVALID_FIX = -1 /* the fix's latitude/longitude is NaN or out of range */
+} rs_snap_status;
+
+/* Where a fix lies on the road. When status is not RS_SNAP_SNAPPED, edge is -1 and the doubles are NAN. */
+typedef struct rs_snap_result {
+    int32_t status;   /* an rs_snap_status */
+    int32_t reserved; /* 0 */
+    int64_t edge;     /* edge index in the map (see rs_map_get_edge) */
+    double latitude;  /* the point on the road */
+    double longitude;
+    double distance;  /* metres from the fix to the road */
+    double offset;    /* metres along the edge from its first point */
+    double bearing;   /* road bearing at the point, in the direction the fix is taken to travel */
+} rs_snap_result;
+
+/* A snapper on a map with a search radius in metres (0 for RS_DEFAULT_SNAP_RADIUS; else finite, > 0 and
+ * <= 10000). On success *out_snapper is a new handle to destroy with rs_snapper_destroy. Creating is
+ * [thread-safe]; each snapper then is [one thread a time]: make one per thread (they share the map's index). */
+rs_status rs_snapper_create(const rs_map *map, double radius, rs_snapper **out_snapper);
+
+/* Releases a snapper. A call still running on it on another thread finishes safely first.
+ * Errors: RS_E_INVALID_HANDLE. [thread-safe] */
+rs_status rs_snapper_destroy(rs_snapper *snapper);
+
+/* Snaps one fix to its road: the nearest edge, using the fix's course when known and one-way direction.
+ * A fix with no road near gives RS_OK with out->status RS_SNAP_NO_ROAD; an invalid fix gives RS_E_INVALID_FIX
+ * with out->status RS_SNAP_INVALID_FIX. [one thread a time] */
+rs_status rs_snapper_snap(rs_snapper *snapper, const rs_fix *fix, rs_snap_result *out);
+
+/* Snaps `count` fixes into out[0 .. count-1] (caller-owned; no allocation per fix). Invalid fixes do not stop the
+ * batch: they get status RS_SNAP_INVALID_FIX and the others are snapped. *out_snapped_count (may be NULL) gets the
+ * number of fixes snapped to a road. count 0 is allowed (fixes and out may then be NULL). [one thread a time] */
+rs_status rs_snapper_snap_batch(rs_snapper *snapper, const rs_fix *fixes, size_t count, rs_snap_result *out,
+                                size_t *out_snapped_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ROADSNAP_H */
