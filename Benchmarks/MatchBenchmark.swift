@@ -34,6 +34,7 @@ enum MatchBenchmark {
             case "outliers": p.maxOutliers = Int(v)
             case "gap": p.maxGap = v
             case "speed": p.maxSpeed = v
+            case "hold": p.minFixDistance = v
             default: break
             }
         }
@@ -45,7 +46,9 @@ enum MatchBenchmark {
         let names = ["00000005", "00000006", "00000007", "00000014", "00000026", "00000027", "00000039", "00000045",
                      "00000046", "00000048", "00000050", "00000052", "00000067", "00000068", "00000070", "00000072",
                      "00000075", "00000085", "00000090", "00000095"]
-        return try names.map { try KubickaTrack.load(directory: dir + "/" + $0) }
+        let only = CommandLine.arguments.compactMap { $0.hasPrefix("only=") ? String($0.dropFirst(5)) : nil }
+        return try names.filter { n in only.isEmpty || only.contains { n.hasSuffix($0) } }
+            .map { try KubickaTrack.load(directory: dir + "/" + $0) }
     }
 
     static func now() -> Double {
@@ -71,7 +74,7 @@ enum MatchBenchmark {
                 let lengths = k.network.lengthsBySourceID()
                 let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
                 total = total + score
-                if args.contains("debug=" + k.name.suffix(3)) && interval == 0 {
+                if args.contains("debug=" + k.name.suffix(3)) && (interval == 0 || args.contains("all")) {
                     for s in result.subMatches { print("  sub fixes \(s.firstFix)...\(s.lastFix) matched \(s.matchedFixCount) len \(Int(s.length)) conf \(s.confidence)") }
                     let unmatched = result.fixes.indices.filter { result.fixes[$0] == nil }
                     print("  unmatched fixes: \(unmatched)")
