@@ -35,6 +35,7 @@ enum MatchBenchmark {
             case "gap": p.maxGap = v
             case "speed": p.maxSpeed = v
             case "hold": p.minFixDistance = v
+            case "disconnect": p.disconnectMargin = v
             default: break
             }
         }
@@ -81,8 +82,11 @@ enum MatchBenchmark {
                     let got = Set(ids.map { $0.description }), want = Set(k.truth.map { $0.description })
                     print("  missing: \(k.truth.map { $0.description }.filter { !got.contains($0) })")
                     print("  extra: \(ids.map { $0.description }.filter { !want.contains($0) })")
+                    let truthText = k.truth.map { $0.description }
+                    print("  truth: " + truthText.map { got.contains($0) ? $0 : "[\($0)]" }.joined(separator: " "))
+                    print("  match: " + ids.map { want.contains($0.description) ? $0.description : "<\($0)>" }.joined(separator: " "))
                 }
-                line += " \(k.name.suffix(3))=\(fmt(score.fraction * 100, 2))%/\(result.subMatches.count)"
+                line += " \(k.name.suffix(3))=\(fmt(score.fraction * 100, 2))%/\(result.subMatches.count)/\(Int(score.missingLength + score.extraLength))m"
             }
             print("kubicka \(interval == 0 ? "1 s" : "\(Int(interval)) s") route mismatch \(fmt(total.fraction * 100, 3))%"
                   + " (length-weighted over \(data.count) tracks)")

@@ -296,14 +296,12 @@ static int rsc_relax(rsc_matcher *m, int32_t from, double base, int32_t parent, 
     const rsc_match_graph *g = m->g;
     int32_t h = g->arc_head[from], origin = g->arc_tail[from];
     int32_t s = g->out_start[h], e = g->out_start[h + 1];
-    /* A U-turn goes straight back to the node it came from (same edge reversed, or a twin one-way edge). */
-    int dead_end = 1;
-    for (int32_t k = s; k < e; k++)
-        if (g->arc_head[g->out_arcs[k]] != origin) { dead_end = 0; break; }
+    /* A U-turn goes straight back to the node it came from (same edge reversed, or a twin one-way edge); it costs
+     * the penalty even at a dead end, so that a short spur is no cheaper than turning where the track turns. */
     for (int32_t k = s; k < e; k++) {
         int32_t c = g->out_arcs[k];
         double d = base;
-        if (g->arc_head[c] == origin && !dead_end) d += m->p->uturn_penalty;
+        if (g->arc_head[c] == origin) d += m->p->uturn_penalty;
         if (d > bound) continue;
         if (!rsc_match_turn_allowed(g, from, c)) continue;
         if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= d) continue;
@@ -490,13 +488,18 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         }
     }
 #undef RSC_CONSIDER
+    /* Reachable only counts when some reachable state is about as close to the fix as the closest candidate:
+     * otherwise the road actually driven is not connected to the hypotheses (missing link) and the track splits. */
     int reachable = 0;
+    double best_emission = -INFINITY, best_reached = -INFINITY;
     for (int j = 0; j < count; j++) {
+        if (cur[j].emission > best_emission) best_emission = cur[j].emission;
         if (cur[j].score > -INFINITY) {
             cur[j].score += cur[j].emission;
-            reachable = 1;
+            if (cur[j].emission > best_reached) best_reached = cur[j].emission;
         }
     }
+    reachable = best_reached > -INFINITY && best_reached >= best_emission - p->disconnect_margin;
 #ifdef RSC_MATCH_DEBUG
     if (getenv("RSC_DEBUG") && (!reachable || ((int)cf >= atoi(getenv("RSC_DEBUG")) && (int)cf <= atoi(getenv("RSC_DEBUG")) + 8))) {
         fprintf(stderr, "fix %d from %d gc %.1f bound %.1f\n", (int)cf, (int)pf, gc, bound);
@@ -625,7 +628,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX) return RSC_EINVAL;
     if (!(p->sigma > 0) || !(p->beta > 0) || !(p->radius > 0) || p->max_candidates < 1 || !(p->heading_sigma > 0) ||
         !(p->distance_factor >= 1) || !(p->search_floor >= 0) || !(p->beam > 0) || p->max_outliers < 0 ||
-        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0))
+        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0))
         return RSC_EINVAL;
     m->p = p;
     m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->n = n;

@@ -33,6 +33,9 @@ public struct MatchParameters: Hashable, Sendable {
     public var beam: Double = 30
     /// Consecutive unreachable fixes dropped as outliers before the track is split.
     public var maxOutliers: Int = 2
+    /// When every reachable candidate's emission log-probability is this much below the best candidate's, the fix
+    /// counts as unreachable: the road driven is not connected to the hypotheses (a missing link).
+    public var disconnectMargin: Double = 20
     /// A fix closer than this to the last fix scored takes that fix's match instead of being scored (stops and slow
     /// crawling add no evidence, only noise); nil means 2 sigma, as Newson & Krumm.
     public var minFixDistance: Double? = nil
@@ -51,7 +54,8 @@ public struct MatchParameters: Hashable, Sendable {
         try check(distanceFactor >= 1, "distance factor must be at least 1, got \(distanceFactor)")
         try check(searchFloor >= 0 && gapMinSpeed >= 0 && uturnPenalty >= 0 && backwardTolerance >= 0 && betaPerSecond >= 0,
                   "search floor, U-turn penalty, backward tolerance and beta per second must not be negative")
-        try check(headingSigma > 0 && beam > 0 && maxOutliers >= 0, "heading sigma and beam must be positive")
+        try check(headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0,
+                  "heading sigma, beam and disconnect margin must be positive")
         try check((minFixDistance ?? 0) >= 0, "minimum fix distance must not be negative")
     }
 
@@ -61,7 +65,7 @@ public struct MatchParameters: Hashable, Sendable {
                          max_gap: maxGap, gap_min_speed: gapMinSpeed, uturn_penalty: uturnPenalty, backward_tolerance: backwardTolerance,
                          heading_sigma: headingSigma, min_heading_speed: minHeadingSpeed, beam: beam,
                          beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers),
-                         min_fix_distance: minFixDistance ?? 2 * sigma)
+                         disconnect_margin: disconnectMargin, min_fix_distance: minFixDistance ?? 2 * sigma)
     }
 }
 
