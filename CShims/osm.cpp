@@ -24,7 +24,7 @@ const char *const kKeptKeys[] = {
     "maxspeed:backward", "maxspeed:type", "source:maxspeed", "zone:maxspeed", "name", "ref", "lanes", "lanes:forward",
     "lanes:backward", "turn:lanes", "turn:lanes:forward", "turn:lanes:backward", "toll", "access", "vehicle",
     "motor_vehicle", "motorcar", "route", "area", "service", "destination", "destination:ref", "duration",
-    "railway", "motorroad", "name:en"};
+    "railway", "motorroad", "name:en", "construction"};
 
 bool kept_key(const char *key) {
     for (const char *k : kKeptKeys) {

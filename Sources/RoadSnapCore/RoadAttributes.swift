@@ -220,6 +220,8 @@ public enum OSMTags {
             return nil
         }
         if tags["area"] == "yes" { return nil }
+        // Roads under construction (`construction=*` other than no/minor/widening) are closed, as routers treat them.
+        if let c = tags["construction"], c != "no", c != "minor", c != "widening" { return nil }
         let access = RoadAccess(tags: tags)
         if access == .no { return nil }
         if roadClass == .ferry, let mv = tags["motorcar"] ?? tags["motor_vehicle"], mv == "no" { return nil }

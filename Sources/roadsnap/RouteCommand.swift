@@ -38,9 +38,9 @@ enum RouteCommand {
 
         let output: String
         switch outputFormat {
-        case "json": output = try RouteOutput.serialize(RouteOutput.jsonObject(result))
+        case "json": output = try RouteOutput.serialize(RouteOutput.jsonObject(result, network: network))
         case "geojson":
-            output = try RouteOutput.serialize(RouteOutput.geoJSONObject(result))
+            output = try RouteOutput.serialize(RouteOutput.geoJSONObject(result, network: network))
         default: output = RouteOutput.text(result)
         }
         if let out = opts.string("out") {

@@ -35,8 +35,9 @@ public enum RouteOutput {
         }.joined(separator: " ")
     }
 
-    /// A JSON object of the whole result (status, legs, steps, segments, geometry).
-    public static func jsonObject(_ result: RouteResult) -> [String: Any] {
+    /// A JSON object of the whole result (status, legs, steps, segments, geometry). With the network, segments
+    /// also carry their edge's source id (OSM way id or GeoJSON feature id).
+    public static func jsonObject(_ result: RouteResult, network: RoadNetwork? = nil) -> [String: Any] {
         var o: [String: Any] = ["status": result.status.rawValue]
         if !result.message.isEmpty { o["message"] = result.message }
         if let i = result.waypointIndex { o["waypoint_index"] = i }
@@ -52,7 +53,8 @@ public enum RouteOutput {
                 "segments": leg.segments.map { s -> [String: Any] in
                     ["arc": s.arc, "edge": s.edge, "forward": s.isForward, "from_offset_m": round1(s.fromOffset),
                      "to_offset_m": round1(s.toOffset), "duration_s": round1(s.duration),
-                     "distance_from_leg_start_m": round1(s.distanceFromLegStart)]
+                     "distance_from_leg_start_m": round1(s.distanceFromLegStart),
+                     "source_id": network.map { $0.edges[s.edge].sourceID.description } ?? ""]
                 },
                 "steps": leg.steps.map(stepObject),
             ]
@@ -79,15 +81,16 @@ public enum RouteOutput {
         return o
     }
 
-    /// GeoJSON FeatureCollection: one LineString per leg, one Point per step.
-    public static func geoJSONObject(_ result: RouteResult) -> [String: Any] {
+    /// GeoJSON FeatureCollection: one LineString per leg (with `edge_ids`, the source ids of the traversed edges
+    /// in order, when the network is given), one Point per step.
+    public static func geoJSONObject(_ result: RouteResult, network: RoadNetwork? = nil) -> [String: Any] {
         var features: [[String: Any]] = []
         for (i, leg) in (result.route?.legs ?? []).enumerated() {
             features.append([
                 "type": "Feature",
                 "geometry": ["type": "LineString", "coordinates": leg.geometry.map(lonLat)],
                 "properties": ["leg": i, "distance_m": round1(leg.distance), "duration_s": round1(leg.duration),
-                               "edge_ids": edgeIDs(leg)] as [String: Any],
+                               "edge_ids": edgeIDs(leg, network)] as [String: Any],
             ])
             for s in leg.steps {
                 var p = stepObject(s)
@@ -120,7 +123,16 @@ public enum RouteOutput {
         }
     }
 
-    private static func edgeIDs(_ leg: RouteLeg) -> [String] { leg.segments.map { "\($0.edge)" } }
+    /// Source ids of the traversed edges in order, a way split into several edges listed once per run.
+    private static func edgeIDs(_ leg: RouteLeg, _ network: RoadNetwork?) -> [String] {
+        guard let network else { return leg.segments.map { "\($0.edge)" } }
+        var ids: [String] = []
+        for s in leg.segments {
+            let id = network.edges[s.edge].sourceID.description
+            if ids.last != id { ids.append(id) }
+        }
+        return ids
+    }
     private static func round1(_ v: Double) -> Double { (v * 10).rounded() / 10 }
     private static func coord(_ c: GeoCoordinate) -> [Double] { [c.latitude, c.longitude] }
     private static func lonLat(_ c: GeoCoordinate) -> [Double] { [c.longitude, c.latitude] }
