@@ -90,3 +90,18 @@ capi-test: deps
 	@if $(VALGRIND) $(CAPI_TEST_DIR)/leak_canary $(CURDIR)/Tests/c/Fixtures/two-roads.geojson 2>$(CAPI_TEST_DIR)/canary.txt; then \
 	  echo "valgrind did not report the leak canary's leak"; cat $(CAPI_TEST_DIR)/canary.txt; exit 1; \
 	else grep -q "definitely lost" $(CAPI_TEST_DIR)/canary.txt && echo "leak canary: leak reported as it should be"; fi
+
+# C batch snap from a C program against the Swift path (Benchmarks `capi` suite, which also calls the C entry point
+# from Swift in the same process); prints both and the ratio. Release build.
+capi-bench: deps
+	$(MAKE) --no-print-directory install CAPI_CONFIG=release PREFIX=$(CURDIR)/.build/capi-bench/prefix
+	$(SWIFT) build -c release --product Benchmarks
+	@set -e; d=$(CURDIR)/.build/capi-bench; export PKG_CONFIG_PATH=$$d/prefix/lib/pkgconfig; \
+	$(CC) -std=c99 -D_DEFAULT_SOURCE -O2 -Wall -Wextra Tests/c/snap_bench.c -o $$d/snap_bench $$(pkg-config --cflags --libs roadsnap); \
+	.build/release/Benchmarks capi | tee $$d/swift.txt; \
+	echo "== capi (C program) =="; $$d/snap_bench $(SAMPLE_MAP) $(SAMPLE_TRACK) | tee $$d/c.txt; \
+	for w in real_drive random_in_box; do \
+	  s=$$(awk -v w=$$w '$$1 == "CAPI_SWIFT_FIXES_PER_SEC" && $$2 == w { print $$3 }' $$d/swift.txt); \
+	  c=$$(awk -v w=$$w '$$1 == "CAPI_C_FIXES_PER_SEC" && $$2 == w { print $$3 }' $$d/c.txt); \
+	  awk -v w=$$w -v s=$$s -v c=$$c 'BEGIN { printf "%s: C program batch %d fixes/s, Swift Snapper.snap %d fixes/s: ratio %.2fx\n", w, c, s, c / s }'; \
+	done

@@ -34,6 +34,8 @@ enum MatchBenchmark {
             case "outliers": p.maxOutliers = Int(v)
             case "gap": p.maxGap = v
             case "speed": p.maxSpeed = v
+            case "hold": p.minFixDistance = v
+            case "disconnect": p.disconnectMargin = v
             default: break
             }
         }
@@ -45,7 +47,9 @@ enum MatchBenchmark {
         let names = ["00000005", "00000006", "00000007", "00000014", "00000026", "00000027", "00000039", "00000045",
                      "00000046", "00000048", "00000050", "00000052", "00000067", "00000068", "00000070", "00000072",
                      "00000075", "00000085", "00000090", "00000095"]
-        return try names.map { try KubickaTrack.load(directory: dir + "/" + $0) }
+        let only = CommandLine.arguments.compactMap { $0.hasPrefix("only=") ? String($0.dropFirst(5)) : nil }
+        return try names.filter { n in only.isEmpty || only.contains { n.hasSuffix($0) } }
+            .map { try KubickaTrack.load(directory: dir + "/" + $0) }
     }
 
     static func now() -> Double {
@@ -71,15 +75,18 @@ enum MatchBenchmark {
                 let lengths = k.network.lengthsBySourceID()
                 let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
                 total = total + score
-                if args.contains("debug=" + k.name.suffix(3)) && interval == 0 {
+                if args.contains("debug=" + k.name.suffix(3)) && (interval == 0 || args.contains("all")) {
                     for s in result.subMatches { print("  sub fixes \(s.firstFix)...\(s.lastFix) matched \(s.matchedFixCount) len \(Int(s.length)) conf \(s.confidence)") }
                     let unmatched = result.fixes.indices.filter { result.fixes[$0] == nil }
                     print("  unmatched fixes: \(unmatched)")
                     let got = Set(ids.map { $0.description }), want = Set(k.truth.map { $0.description })
                     print("  missing: \(k.truth.map { $0.description }.filter { !got.contains($0) })")
                     print("  extra: \(ids.map { $0.description }.filter { !want.contains($0) })")
+                    let truthText = k.truth.map { $0.description }
+                    print("  truth: " + truthText.map { got.contains($0) ? $0 : "[\($0)]" }.joined(separator: " "))
+                    print("  match: " + ids.map { want.contains($0.description) ? $0.description : "<\($0)>" }.joined(separator: " "))
                 }
-                line += " \(k.name.suffix(3))=\(fmt(score.fraction * 100, 2))%/\(result.subMatches.count)"
+                line += " \(k.name.suffix(3))=\(fmt(score.fraction * 100, 2))%/\(result.subMatches.count)/\(Int(score.missingLength + score.extraLength))m"
             }
             print("kubicka \(interval == 0 ? "1 s" : "\(Int(interval)) s") route mismatch \(fmt(total.fraction * 100, 3))%"
                   + " (length-weighted over \(data.count) tracks)")

@@ -8,6 +8,7 @@ let suites: [(String, ([String]) throws -> Void)] = [
     ("match", MatchBenchmark.run),
     ("route", RouteBenchmark.run),
     ("navigation", NavigationBenchmark.run),
+    ("capi", CAPIBenchmark.run),
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
 let chosen = requested.isEmpty ? suites.map(\.0) : requested.filter { r in suites.contains { $0.0 == r } }

@@ -15,6 +15,9 @@ struct rsc_match_graph {
     size_t node_count, arc_count, edge_count;
     int32_t *out_start, *out_arcs, *arc_tail, *arc_head;
     double *arc_length;
+    /* The arc running the same road the other way (a ^ 1, or a separate one-way edge with swapped ends and about
+     * the same length), -1 when none. */
+    int32_t *twin;
     /* Turn restrictions grouped by from edge: r_*[r_start[e] ..< r_start[e + 1]]. NULL when there are none. */
     int32_t *r_start, *r_via, *r_to;
     int8_t *r_mandatory;
@@ -83,6 +86,9 @@ struct rsc_matcher {
     size_t path_n, path_cap;
     int32_t *chain;
     size_t chain_cap;
+    /* Fixes too close to the last scored fix: they take the match of layer held_layer[k]. */
+    int32_t *held_fix, *held_layer;
+    size_t held_n, held_cap, held_layer_cap;
     const rsc_match_params *p;
     const double *x, *y, *t, *course, *speed;
     size_t n;
@@ -103,7 +109,7 @@ static int rsc_grow(void **buf, size_t *cap, size_t need, size_t size) {
 #define RSC_GROW(ptr, cap, need) rsc_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 
 static void rsc_graph_free(rsc_match_graph *g) {
-    free(g->out_start); free(g->out_arcs); free(g->arc_tail); free(g->arc_head); free(g->arc_length);
+    free(g->out_start); free(g->out_arcs); free(g->arc_tail); free(g->arc_head); free(g->arc_length); free(g->twin);
     free(g->r_start); free(g->r_via); free(g->r_to); free(g->r_mandatory);
     free(g);
 }
@@ -145,6 +151,21 @@ rsc_match_graph *rsc_match_graph_create(size_t node_count, size_t arc_count, con
             (arc_head[a] >= 0 && (size_t)arc_head[a] >= node_count) || (arc_tail[a] < 0) != (arc_head[a] < 0)) {
             rsc_graph_free(g);
             return NULL;
+        }
+    }
+    g->twin = malloc((arc_count ? arc_count : 1) * sizeof(int32_t));
+    if (!g->twin) { rsc_graph_free(g); return NULL; }
+    for (size_t a = 0; a < arc_count; a++) {
+        g->twin[a] = -1;
+        if (arc_tail[a] < 0) continue;
+        if (arc_tail[a ^ 1] >= 0) { g->twin[a] = (int32_t)(a ^ 1); continue; }
+        int32_t h = arc_head[a];
+        for (int32_t k = out_start[h]; k < out_start[h + 1]; k++) {
+            int32_t c = out_arcs[k];
+            if (c != (int32_t)a && arc_head[c] == arc_tail[a] && fabs(arc_length[c] - arc_length[a]) <= 0.01 * arc_length[a] + 0.5) {
+                g->twin[a] = c;
+                break;
+            }
         }
     }
     if (restriction_count > 0) {
@@ -227,7 +248,7 @@ void rsc_matcher_destroy(rsc_matcher *m) {
     if (!m) return;
     free(m->cands); free(m->states); free(m->layers); free(m->c_stamp); free(m->c_start); free(m->c_count);
     free(m->c_bound); free(m->entries); free(m->d_stamp); free(m->d_best); free(m->heap); free(m->t_stamp);
-    free(m->t_idx); free(m->fixes); free(m->subs); free(m->path); free(m->chain);
+    free(m->t_idx); free(m->fixes); free(m->subs); free(m->path); free(m->chain); free(m->held_fix); free(m->held_layer);
     free(m);
 }
 
@@ -273,14 +294,14 @@ static rsc_heap_item rsc_heap_pop(rsc_matcher *m) {
 /* Relaxes every arc leaving the head of `from` (reached at distance `base`, as entry `parent`). */
 static int rsc_relax(rsc_matcher *m, int32_t from, double base, int32_t parent, double bound) {
     const rsc_match_graph *g = m->g;
-    int32_t h = g->arc_head[from];
+    int32_t h = g->arc_head[from], origin = g->arc_tail[from];
     int32_t s = g->out_start[h], e = g->out_start[h + 1];
-    int32_t back = from ^ 1;
-    int dead_end = (e - s == 1 && g->out_arcs[s] == back);
+    /* A U-turn goes straight back to the node it came from (same edge reversed, or a twin one-way edge); it costs
+     * the penalty even at a dead end, so that a short spur is no cheaper than turning where the track turns. */
     for (int32_t k = s; k < e; k++) {
         int32_t c = g->out_arcs[k];
         double d = base;
-        if (c == back && !dead_end) d += m->p->uturn_penalty;
+        if (g->arc_head[c] == origin) d += m->p->uturn_penalty;
         if (d > bound) continue;
         if (!rsc_match_turn_allowed(g, from, c)) continue;
         if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= d) continue;
@@ -443,8 +464,8 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
             double d = fabs(cur[j].offset - o);
             if (cur[j].offset >= o - tol && d <= bound) RSC_CONSIDER(j, d, -1);
         }
-        int32_t r = a ^ 1;
-        if (g->arc_tail[r] >= 0 && m->t_stamp[r] == m->layer_stamp) {
+        int32_t r = g->twin[a];
+        if (r >= 0 && m->t_stamp[r] == m->layer_stamp) {
             int j = m->t_idx[r];
             double pos = len - o; /* the same point seen from the reverse arc */
             if (cur[j].offset >= pos - tol) {
@@ -467,15 +488,20 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         }
     }
 #undef RSC_CONSIDER
+    /* Reachable only counts when some reachable state is about as close to the fix as the closest candidate:
+     * otherwise the road actually driven is not connected to the hypotheses (missing link) and the track splits. */
     int reachable = 0;
+    double best_emission = -INFINITY, best_reached = -INFINITY;
     for (int j = 0; j < count; j++) {
+        if (cur[j].emission > best_emission) best_emission = cur[j].emission;
         if (cur[j].score > -INFINITY) {
             cur[j].score += cur[j].emission;
-            reachable = 1;
+            if (cur[j].emission > best_reached) best_reached = cur[j].emission;
         }
     }
+    reachable = best_reached > -INFINITY && best_reached >= best_emission - p->disconnect_margin;
 #ifdef RSC_MATCH_DEBUG
-    if (!reachable && getenv("RSC_DEBUG")) {
+    if (getenv("RSC_DEBUG") && (!reachable || ((int)cf >= atoi(getenv("RSC_DEBUG")) && (int)cf <= atoi(getenv("RSC_DEBUG")) + 8))) {
         fprintf(stderr, "fix %d from %d gc %.1f bound %.1f\n", (int)cf, (int)pf, gc, bound);
         for (int i = 0; i < prev->count; i++) fprintf(stderr, "  prev arc %d off %.1f/%.1f score %.2f\n", prv[i].arc, prv[i].offset, g->arc_length[prv[i].arc], prv[i].score);
         for (int j = 0; j < count; j++) fprintf(stderr, "  cur arc %d off %.1f/%.1f score %.2f d %.1f\n", cur[j].arc, cur[j].offset, g->arc_length[cur[j].arc], cur[j].score, cur[j].distance);
@@ -554,10 +580,25 @@ static int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         }
         fx->path_index = (int32_t)(m->path_n - 1 - (size_t)sub->path_start);
     }
+    for (size_t k = 0; k < m->held_n; k++) {
+        const rsc_state *s = &m->states[m->chain[len - 1 - (size_t)m->held_layer[k]]];
+        int32_t f = m->held_fix[k];
+        rsc_match_fix *fx = &m->fixes[f];
+        fx->arc = s->arc;
+        fx->sub = sub_index;
+        fx->offset = s->offset;
+        fx->x = s->x;
+        fx->y = s->y;
+        fx->distance = sqrt((m->x[f] - s->x) * (m->x[f] - s->x) + (m->y[f] - s->y) * (m->y[f] - s->y));
+        fx->path_index = m->fixes[s->fix].path_index;
+        dist_sum += fx->distance;
+    }
     const rsc_state *end = &m->states[m->chain[0]];
     sub->last_fix = end->fix;
-    sub->matched_fixes = (int32_t)len;
-    sub->mean_distance = dist_sum / (double)len;
+    if (m->held_n > 0 && m->held_fix[m->held_n - 1] > sub->last_fix) sub->last_fix = m->held_fix[m->held_n - 1];
+    sub->matched_fixes = (int32_t)(len + m->held_n);
+    sub->mean_distance = dist_sum / (double)(len + m->held_n);
+    m->held_n = 0;
     sub->path_count = (int32_t)(m->path_n - (size_t)sub->path_start);
     rsc_path_step *final_step = &m->path[m->path_n - 1];
     final_step->to = end->offset > final_step->from ? end->offset : final_step->from;
@@ -587,7 +628,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX) return RSC_EINVAL;
     if (!(p->sigma > 0) || !(p->beta > 0) || !(p->radius > 0) || p->max_candidates < 1 || !(p->heading_sigma > 0) ||
         !(p->distance_factor >= 1) || !(p->search_floor >= 0) || !(p->beam > 0) || p->max_outliers < 0 ||
-        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0))
+        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0))
         return RSC_EINVAL;
     m->p = p;
     m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->n = n;
@@ -606,6 +647,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     m->state_n = 0;
     m->layer_n = 0;
     m->entry_n = 0;
+    m->held_n = 0;
     if (++m->run_stamp == 0) {
         memset(m->c_stamp, 0, m->g->arc_count * sizeof(uint32_t));
         m->run_stamp = 1;
@@ -624,6 +666,20 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
             break;
         }
         if (!isfinite(x[f]) || !isfinite(y[f])) { f++; continue; }
+        if (m->layer_n > 0 && pending == 0 && p->min_fix_distance > 0) {
+            int32_t lf = m->layers[m->layer_n - 1].fix;
+            double hx = x[f] - x[lf], hy = y[f] - y[lf];
+            if (hx * hx + hy * hy < p->min_fix_distance * p->min_fix_distance) {
+                if (!RSC_GROW(m->held_fix, m->held_cap, m->held_n + 1) ||
+                    !RSC_GROW(m->held_layer, m->held_layer_cap, m->held_n + 1))
+                    return RSC_ENOMEM;
+                m->held_fix[m->held_n] = (int32_t)f;
+                m->held_layer[m->held_n] = (int32_t)(m->layer_n - 1);
+                m->held_n++;
+                f++;
+                continue;
+            }
+        }
         int count = rsc_build_layer(m, f);
         if (count < 0) return RSC_ENOMEM;
         if (count == 0) { f++; continue; }
@@ -636,11 +692,15 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         }
         const rsc_layer *prev = &m->layers[m->layer_n - 1];
         int split = 0;
-        if (p->max_gap > 0 && time && isfinite(time[f]) && isfinite(time[prev->fix]) &&
-            time[f] - time[prev->fix] > p->max_gap) {
-            /* A long pause where the vehicle stayed put (within 2 sigma) is a stop, not a gap. */
-            double gx = x[f] - x[prev->fix], gy = y[f] - y[prev->fix];
-            split = sqrt(gx * gx + gy * gy) > 2.0 * p->sigma;
+        /* The gap is measured from the latest fix held or scored in this sub-match. */
+        int32_t recent = m->held_n > 0 && m->held_fix[m->held_n - 1] > prev->fix ? m->held_fix[m->held_n - 1] : prev->fix;
+        if (p->max_gap > 0 && time && isfinite(time[f]) && isfinite(time[recent]) &&
+            time[f] - time[recent] > p->max_gap) {
+            /* A long pause where the vehicle stayed put (within 2 sigma) is a stop, and one over which it made
+             * steady progress is bridged by a route; a gap with little progress (it wandered or parked) splits. */
+            double gx = x[f] - x[recent], gy = y[f] - y[recent];
+            double moved = sqrt(gx * gx + gy * gy);
+            split = moved > 2.0 * p->sigma && moved < p->gap_min_speed * (time[f] - time[recent]);
         }
         if (!split) {
             int r = rsc_transition(m, prev, count);

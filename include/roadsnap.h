@@ -215,6 +215,91 @@ rs_status rs_snapper_snap(rs_snapper *snapper, const rs_fix *fix, rs_snap_result
 rs_status rs_snapper_snap_batch(rs_snapper *snapper, const rs_fix *fixes, size_t count, rs_snap_result *out,
                                 size_t *out_snapped_count);
 
+/* ---------------------------------------------------------------------------------------------------------------
+ * Map matching a whole track (hidden Markov model after Newson & Krumm 2009)
+ * --------------------------------------------------------------------------------------------------------------- */
+typedef struct rs_matcher rs_matcher;
+typedef struct rs_match rs_match;
+
+/* Matcher settings. A zeroed struct means every default; a field left 0 takes its default. */
+typedef struct rs_match_options {
+    double sigma;          /* GPS error standard deviation, metres (default 4.07) */
+    int32_t estimate_sigma; /* 1: estimate sigma from each track (1.4826 x median distance to road), else 0 */
+    int32_t max_candidates; /* nearest edges considered per fix, 1..256 (default 8) */
+    double beta;           /* transition scale, metres (default 3) */
+    double radius;         /* candidate search radius, metres (default 50) */
+    double max_gap;        /* a longer time gap between fixes splits the track, seconds (default 60; < 0: never) */
+} rs_match_options;
+
+typedef enum rs_match_status {
+    RS_MATCH_MATCHED = 1,     /* the fix was placed on the matched path */
+    RS_MATCH_UNMATCHED = 0,   /* dropped: no road within the radius, or an outlier */
+    RS_MATCH_INVALID_FIX = -1 /* the fix's latitude/longitude is NaN or out of range */
+} rs_match_status;
+
+/* Where one fix of a track was matched. When status is not RS_MATCH_MATCHED: sub_match and edge are -1 and the
+ * doubles NAN. */
+typedef struct rs_matched_fix {
+    int32_t status;    /* an rs_match_status */
+    int32_t forward;   /* 1: travelling the edge along its geometry, 0: against it */
+    int64_t sub_match; /* index of the sub-match holding the fix */
+    int64_t edge;      /* edge index in the map */
+    double latitude;   /* the matched point on the road */
+    double longitude;
+    double distance;   /* metres from the fix to the matched point */
+    double offset;     /* metres from the edge's first point to the matched point */
+    double along;      /* metres along the sub-match's path from its start */
+} rs_matched_fix;
+
+typedef struct rs_match_info {
+    int64_t fix_count;       /* fixes given (invalid ones included) */
+    int64_t matched_count;   /* fixes with status RS_MATCH_MATCHED */
+    int64_t sub_match_count; /* runs of fixes joined by drivable routes; the track splits where none joins them */
+    double sigma;            /* the sigma applied (estimated when asked) */
+} rs_match_info;
+
+typedef struct rs_sub_match_info {
+    int64_t first_fix, last_fix; /* fix indices (as given) of the first and last matched fix, inclusive */
+    int64_t matched_fix_count;
+    int64_t edge_count;          /* edges traversed in order (rs_match_get_edges) */
+    int64_t point_count;         /* points of the matched polyline (rs_match_get_geometry) */
+    double length;               /* metres of road driven from the first to the last matched point */
+    double duration;             /* seconds from the first to the last matched fix; NAN without times */
+    double confidence;           /* in [0, 1] */
+} rs_sub_match_info;
+
+/* A matcher on a map (options may be NULL for defaults). Errors: RS_E_INVALID_ARGUMENT for an option out of range.
+ * Creating is [thread-safe]; each matcher is [one thread a time]: make one per thread (they share the map). */
+rs_status rs_matcher_create(const rs_map *map, const rs_match_options *options, rs_matcher **out_matcher);
+
+/* Releases a matcher; a call running on it on another thread finishes safely first. [thread-safe] */
+rs_status rs_matcher_destroy(rs_matcher *matcher);
+
+/* Matches the track fixes[0 .. count-1] (in time order). Per-fix results go into out_fixes[0 .. count-1] when it is
+ * not NULL (caller-owned); the whole result, with sub-matches, edges and geometry, into *out_match (may be NULL when
+ * not wanted), a new handle to close with rs_match_close. Invalid fixes are left out of the match and reported
+ * with status RS_MATCH_INVALID_FIX. [one thread a time] */
+rs_status rs_matcher_match(rs_matcher *matcher, const rs_fix *fixes, size_t count, rs_matched_fix *out_fixes,
+                           rs_match **out_match);
+
+/* Releases a match result. [thread-safe] A match is immutable: every rs_match_* call is [thread-safe]. */
+rs_status rs_match_close(rs_match *match);
+
+rs_status rs_match_get_info(const rs_match *match, rs_match_info *out_info);
+
+/* Sub-match `index` (0 <= index < sub_match_count). Errors: RS_E_INVALID_ARGUMENT for an index out of range. */
+rs_status rs_match_get_sub_match(const rs_match *match, size_t index, rs_sub_match_info *out_info);
+
+/* Edge indices a sub-match traversed, in driving order (consecutive repeats collapsed), into out[capacity];
+ * *out_count gets the number of edges. When capacity is too small, the first `capacity` are written and
+ * RS_E_BUFFER_TOO_SMALL returned (out may be NULL when capacity is 0, to ask for the count). */
+rs_status rs_match_get_edges(const rs_match *match, size_t index, int64_t *out, size_t capacity, size_t *out_count);
+
+/* The matched polyline of a sub-match as latitude/longitude pairs: out[2k] latitude, out[2k+1] longitude of point
+ * k, for capacity points (out holds 2 x capacity doubles); *out_count gets the number of points. Same buffer rules
+ * as rs_match_get_edges. */
+rs_status rs_match_get_geometry(const rs_match *match, size_t index, double *out, size_t capacity, size_t *out_count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -43,7 +43,8 @@ typedef struct rsc_match_params {
     double distance_factor;  /* route search bound: max(factor * great circle, great circle + search_floor) */
     double search_floor;
     double max_speed;        /* m/s; with timestamps, a route longer than great circle + max_speed * dt is impossible */
-    double max_gap;          /* seconds; a longer time gap between fixes splits the track (<= 0: never) */
+    double max_gap;          /* seconds; a longer time gap between fixes splits the track (<= 0: never) when the */
+    double gap_min_speed;    /* vehicle moved more than 2 sigma but slower than this (m/s) across it */
     double uturn_penalty;    /* metres added to a route for a U-turn (in place or at a junction; not at a dead end) */
     double backward_tolerance; /* metres a fix may fall back along the same arc without leaving it */
     double heading_sigma;    /* degrees; with a course, emission adds a Gaussian on course vs. arc bearing */
@@ -51,6 +52,9 @@ typedef struct rsc_match_params {
     double beam;             /* log-probability window: previous states below best - beam are not expanded */
     double beta_per_second;  /* extra beta per second of sampling interval beyond 1 s (sparse tracks) */
     int32_t max_outliers;    /* consecutive unreachable fixes dropped as outliers before the track splits */
+    double disconnect_margin; /* log-probability: when every reachable state's emission is this much below the best
+                               * candidate's, the fix counts as unreachable (missing link) */
+    double min_fix_distance; /* a fix closer than this to the last scored fix takes its match (0: score every fix) */
 } rsc_match_params;
 
 /* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier). */

@@ -17,8 +17,10 @@ public struct MatchParameters: Hashable, Sendable {
     public var searchFloor: Double = 60
     /// With timestamps, a route longer than the great circle + maxSpeed × Δt is impossible (m/s).
     public var maxSpeed: Double = 50
-    /// A longer time gap between consecutive fixes splits the track (0 disables).
+    /// A longer time gap between consecutive fixes splits the track (0 disables) when the vehicle moved more than
+    /// 2 sigma across it but slower than `gapMinSpeed` (m/s): its route is unknowable. Faster progress is bridged.
     public var maxGap: Double = 60
+    public var gapMinSpeed: Double = 1
     /// Metres added to a route that turns back (in place or at a junction; dead ends are free).
     public var uturnPenalty: Double = 60
     /// Metres a fix may fall back along the same road without the match leaving it (stationary noise).
@@ -31,6 +33,12 @@ public struct MatchParameters: Hashable, Sendable {
     public var beam: Double = 30
     /// Consecutive unreachable fixes dropped as outliers before the track is split.
     public var maxOutliers: Int = 2
+    /// When every reachable candidate's emission log-probability is this much below the best candidate's, the fix
+    /// counts as unreachable: the road driven is not connected to the hypotheses (a missing link).
+    public var disconnectMargin: Double = 20
+    /// A fix closer than this to the last fix scored takes that fix's match instead of being scored (stops and slow
+    /// crawling add no evidence, only noise); nil means 2 sigma, as Newson & Krumm.
+    public var minFixDistance: Double? = nil
 
     public init() {}
 
@@ -44,17 +52,20 @@ public struct MatchParameters: Hashable, Sendable {
         try check(radius > 0 && radius.isFinite, "radius must be a positive number of metres, got \(radius)")
         try check((1...256).contains(maxCandidates), "candidates must be between 1 and 256, got \(maxCandidates)")
         try check(distanceFactor >= 1, "distance factor must be at least 1, got \(distanceFactor)")
-        try check(searchFloor >= 0 && uturnPenalty >= 0 && backwardTolerance >= 0 && betaPerSecond >= 0,
+        try check(searchFloor >= 0 && gapMinSpeed >= 0 && uturnPenalty >= 0 && backwardTolerance >= 0 && betaPerSecond >= 0,
                   "search floor, U-turn penalty, backward tolerance and beta per second must not be negative")
-        try check(headingSigma > 0 && beam > 0 && maxOutliers >= 0, "heading sigma and beam must be positive")
+        try check(headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0,
+                  "heading sigma, beam and disconnect margin must be positive")
+        try check((minFixDistance ?? 0) >= 0, "minimum fix distance must not be negative")
     }
 
     var raw: rsc_match_params {
         rsc_match_params(sigma: sigma, beta: beta, radius: radius, max_candidates: Int32(maxCandidates),
                          distance_factor: distanceFactor, search_floor: searchFloor, max_speed: maxSpeed,
-                         max_gap: maxGap, uturn_penalty: uturnPenalty, backward_tolerance: backwardTolerance,
+                         max_gap: maxGap, gap_min_speed: gapMinSpeed, uturn_penalty: uturnPenalty, backward_tolerance: backwardTolerance,
                          heading_sigma: headingSigma, min_heading_speed: minHeadingSpeed, beam: beam,
-                         beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers))
+                         beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers),
+                         disconnect_margin: disconnectMargin, min_fix_distance: minFixDistance ?? 2 * sigma)
     }
 }
 

@@ -1,15 +1,27 @@
 import RoadSnapCHeader
 import RoadSnapCore
 import RoadSnapFormats
+import Synchronization
 
-/// What an `rs_map` handle holds: an immutable network (thread-safe to share).
+/// What an `rs_map` handle holds: an immutable network (thread-safe to share), and the matching graph every matcher
+/// made from it shares (built on first use).
 final class MapObject: HandleObject {
     let network: RoadNetwork
     let totalLength: Double
+    private let sharedMatchGraph = Mutex<MatchGraph?>(nil)
 
     init(_ network: RoadNetwork) {
         self.network = network
         totalLength = network.edges.reduce(0) { $0 + $1.length }
+    }
+
+    func matchGraph() throws(APIFailure) -> MatchGraph {
+        try sharedMatchGraph.withLock { (g: inout MatchGraph?) throws(APIFailure) -> MatchGraph in
+            if let g { return g }
+            let built = try bridging { () throws(RoadSnapError) in try MatchGraph(network: network) }
+            g = built
+            return built
+        }
     }
 
     func edge(_ index: Int64) throws(APIFailure) -> RoadEdge {

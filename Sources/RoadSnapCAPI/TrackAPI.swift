@@ -9,7 +9,8 @@ final class TrackObject: HandleObject {
 }
 
 extension rs_fix {
-    init(_ f: Fix) {
+    /// The C form of a fix (unknown fields NAN).
+    public init(_ f: Fix) {
         self.init(latitude: f.coordinate.latitude, longitude: f.coordinate.longitude, time: f.time ?? .nan,
                   course: f.course ?? .nan, speed: f.speed ?? .nan, altitude: f.altitude ?? .nan,
                   accuracy: f.horizontalAccuracy ?? .nan)

@@ -63,6 +63,51 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    @Test func matchMatchesSwift() throws {
+        let network = try MapLoader.load(path: Self.map)
+        let track = try TrackReader.read(path: Self.drive)
+        let expected = try MapMatcher(network: network).match(track)
+
+        var map: OpaquePointer?, matcher: OpaquePointer?, match: OpaquePointer?
+        #expect(rs_map_open(Self.map, &map) == RS_OK)
+        defer { _ = rs_map_close(map) }
+        #expect(rs_matcher_create(map, nil, &matcher) == RS_OK)
+        defer { _ = rs_matcher_destroy(matcher) }
+        let fixes = track.fixes.map(rs_fix.init)
+        var out = [rs_matched_fix](repeating: rs_matched_fix(), count: fixes.count)
+        #expect(rs_matcher_match(matcher, fixes, fixes.count, &out, &match) == RS_OK)
+        defer { _ = rs_match_close(match) }
+
+        var info = rs_match_info()
+        #expect(rs_match_get_info(match, &info) == RS_OK)
+        #expect(info.matched_count == Int64(expected.matchedCount))
+        #expect(info.sub_match_count == Int64(expected.subMatches.count))
+        var mismatches = 0
+        for (c, s) in zip(out, expected.fixes) {
+            if let s {
+                if c.status != Int32(RS_MATCH_MATCHED.rawValue) || c.edge != Int64(s.edge) || c.offset != s.offset
+                    || c.along != s.along || c.sub_match != Int64(s.subMatch) || (c.forward == 1) != s.forward
+                {
+                    mismatches += 1
+                }
+            } else if c.status != Int32(RS_MATCH_UNMATCHED.rawValue) {
+                mismatches += 1
+            }
+        }
+        #expect(mismatches == 0)
+        for (k, sub) in expected.subMatches.enumerated() {
+            var count = 0
+            #expect(rs_match_get_edges(match, k, nil, 0, &count) == RS_E_BUFFER_TOO_SMALL)
+            var edges = [Int64](repeating: -1, count: count)
+            #expect(rs_match_get_edges(match, k, &edges, count, &count) == RS_OK)
+            #expect(edges == sub.edges.map(Int64.init))
+            var si = rs_sub_match_info()
+            #expect(rs_match_get_sub_match(match, k, &si) == RS_OK)
+            #expect(si.length == sub.length && si.confidence == sub.confidence)
+            #expect(si.first_fix == Int64(sub.firstFix) && si.last_fix == Int64(sub.lastFix))
+        }
+    }
+
     @Test func errorsCarryTheSwiftMessage() {
         var map: OpaquePointer?
         let path = "/nonexistent/dir/roads.osm.pbf"

@@ -292,6 +292,138 @@ static void test_geojson_map(void) {
     CHECK_STATUS(rs_map_close(map), RS_OK);
 }
 
+static void test_match(rs_map *map) {
+    rs_matcher *m = NULL;
+    rs_match_options bad = {0};
+    bad.sigma = -1;
+    CHECK_STATUS(rs_matcher_create(map, &bad, &m), RS_E_INVALID_ARGUMENT);
+    CHECK(m == NULL);
+    CHECK_MESSAGE("sigma");
+    bad.sigma = 0;
+    bad.max_candidates = 1000;
+    CHECK_STATUS(rs_matcher_create(map, &bad, &m), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_matcher_create(NULL, NULL, &m), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_matcher_create(map, NULL, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_matcher_create(map, NULL, &m), RS_OK);
+    CHECK_STATUS(rs_matcher_match((rs_matcher *)map, fixes, 10, NULL, NULL), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_matcher_match(m, NULL, 10, NULL, NULL), RS_E_NULL_ARGUMENT);
+
+    static rs_matched_fix mf[MAX_FIXES];
+    rs_match *match = NULL;
+    CHECK_STATUS(rs_matcher_match(m, fixes, (size_t)fix_count, mf, &match), RS_OK);
+    rs_match_info info;
+    CHECK_STATUS(rs_match_get_info(match, &info), RS_OK);
+    CHECK(info.fix_count == fix_count);
+    CHECK(info.matched_count >= (int64_t)(0.95 * (double)fix_count));
+    CHECK(info.sub_match_count >= 1 && info.sub_match_count <= 5);
+    CHECK_NEAR(info.sigma, 4.07, 1e-12);
+    int64_t matched = 0;
+    rs_map_info mi;
+    CHECK_STATUS(rs_map_get_info(map, &mi), RS_OK);
+    for (long i = 0; i < fix_count; i++) {
+        if (mf[i].status != RS_MATCH_MATCHED) {
+            CHECK(mf[i].status == RS_MATCH_UNMATCHED && mf[i].edge == -1);
+            continue;
+        }
+        matched++;
+        CHECK(mf[i].edge >= 0 && mf[i].edge < mi.edge_count);
+        CHECK(mf[i].sub_match >= 0 && mf[i].sub_match < info.sub_match_count);
+        CHECK(mf[i].distance >= 0 && mf[i].distance <= 50);
+        CHECK(mf[i].forward == 0 || mf[i].forward == 1);
+    }
+    CHECK(matched == info.matched_count);
+
+    /* Each sub-match: a connected path of edges through which its fixes' edges pass, a polyline as long as its
+     * reported length, fixes in order. */
+    int64_t previous_last = -1;
+    for (int64_t k = 0; k < info.sub_match_count; k++) {
+        rs_sub_match_info sm;
+        CHECK_STATUS(rs_match_get_sub_match(match, (size_t)k, &sm), RS_OK);
+        CHECK(sm.first_fix > previous_last && sm.last_fix >= sm.first_fix && sm.last_fix < fix_count);
+        previous_last = sm.last_fix;
+        CHECK(sm.confidence >= 0 && sm.confidence <= 1);
+        CHECK(sm.duration >= 0 && sm.duration <= fixes[fix_count - 1].time - fixes[0].time);
+        CHECK(sm.edge_count >= 1 && sm.point_count >= 2);
+        int64_t *edges = malloc((size_t)sm.edge_count * sizeof *edges);
+        double *points = malloc((size_t)sm.point_count * 2 * sizeof *points);
+        size_t n = 0;
+        CHECK_STATUS(rs_match_get_edges(match, (size_t)k, edges, (size_t)sm.edge_count, &n), RS_OK);
+        CHECK(n == (size_t)sm.edge_count);
+        for (size_t j = 1; j < n; j++) {
+            rs_edge_info a, b;
+            CHECK_STATUS(rs_map_get_edge(map, edges[j - 1], &a), RS_OK);
+            CHECK_STATUS(rs_map_get_edge(map, edges[j], &b), RS_OK);
+            CHECK(a.from_node == b.from_node || a.from_node == b.to_node || a.to_node == b.from_node ||
+                  a.to_node == b.to_node);
+        }
+        for (int64_t i = sm.first_fix; i <= sm.last_fix; i++) {
+            if (mf[i].status != RS_MATCH_MATCHED) continue;
+            CHECK(mf[i].sub_match == k);
+            int on_path = 0;
+            for (size_t j = 0; j < n && !on_path; j++) on_path = edges[j] == mf[i].edge;
+            CHECK(on_path);
+        }
+        CHECK_STATUS(rs_match_get_geometry(match, (size_t)k, points, (size_t)sm.point_count, &n), RS_OK);
+        double length = 0;
+        for (size_t j = 1; j < n; j++) {
+            double dlat = (points[2 * j] - points[2 * j - 2]) * 111132.95;
+            double dlon = (points[2 * j + 1] - points[2 * j - 1]) * 111319.49 * cos(points[2 * j] * M_PI / 180);
+            length += sqrt(dlat * dlat + dlon * dlon);
+        }
+        CHECK_NEAR(length, sm.length, 0.01 * sm.length + 1);
+        /* Too small a buffer: the count, what fits, and RS_E_BUFFER_TOO_SMALL. */
+        int64_t first = -1;
+        if (sm.edge_count > 1) {
+            CHECK_STATUS(rs_match_get_edges(match, (size_t)k, &first, 1, &n), RS_E_BUFFER_TOO_SMALL);
+            CHECK(n == (size_t)sm.edge_count && first == edges[0]);
+        }
+        CHECK_STATUS(rs_match_get_edges(match, (size_t)k, NULL, 0, &n), RS_E_BUFFER_TOO_SMALL);
+        CHECK(n == (size_t)sm.edge_count);
+        free(edges);
+        free(points);
+    }
+    rs_sub_match_info sm;
+    CHECK_STATUS(rs_match_get_sub_match(match, (size_t)info.sub_match_count, &sm), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_match_get_sub_match(match, 0, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_match_close(match), RS_OK);
+    CHECK_STATUS(rs_match_close(match), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_match_get_info(match, &info), RS_E_INVALID_HANDLE);
+
+    /* Invalid fixes are reported and left out; the others match as before, with indices as given. */
+    static rs_fix with_bad[MAX_FIXES + 2];
+    static rs_matched_fix mf2[MAX_FIXES + 2];
+    memcpy(with_bad, fixes, 200 * sizeof *fixes);
+    with_bad[200] = rs_fix_make(NAN, NAN);
+    memcpy(with_bad + 201, fixes + 200, 200 * sizeof *fixes);
+    CHECK_STATUS(rs_matcher_match(m, with_bad, 401, mf2, NULL), RS_OK);
+    CHECK(mf2[200].status == RS_MATCH_INVALID_FIX);
+    static rs_matched_fix mf3[MAX_FIXES];
+    CHECK_STATUS(rs_matcher_match(m, fixes, 400, mf3, NULL), RS_OK);
+    int same = 1;
+    for (int i = 0; i < 400; i++) same = same && mf3[i].edge == mf2[i < 200 ? i : i + 1].edge;
+    CHECK(same);
+
+    /* Only the whole result; an empty track. */
+    CHECK_STATUS(rs_matcher_match(m, fixes, 100, NULL, &match), RS_OK);
+    CHECK_STATUS(rs_match_close(match), RS_OK);
+    CHECK_STATUS(rs_matcher_match(m, NULL, 0, NULL, &match), RS_OK);
+    CHECK_STATUS(rs_match_get_info(match, &info), RS_OK);
+    CHECK(info.fix_count == 0 && info.matched_count == 0 && info.sub_match_count == 0);
+    CHECK_STATUS(rs_match_close(match), RS_OK);
+    CHECK_STATUS(rs_matcher_destroy(m), RS_OK);
+
+    /* Sigma estimated from the track. */
+    rs_match_options est = {0};
+    est.estimate_sigma = 1;
+    CHECK_STATUS(rs_matcher_create(map, &est, &m), RS_OK);
+    CHECK_STATUS(rs_matcher_match(m, fixes, (size_t)fix_count, NULL, &match), RS_OK);
+    CHECK_STATUS(rs_match_get_info(match, &info), RS_OK);
+    CHECK(info.sigma >= 1 && info.sigma < 20 && info.sigma != 4.07);
+    CHECK_STATUS(rs_match_close(match), RS_OK);
+    CHECK_STATUS(rs_matcher_destroy(m), RS_OK);
+    CHECK_STATUS(rs_matcher_destroy(m), RS_E_INVALID_HANDLE);
+}
+
 /* Threads: each with its own snapper gets the same results as the main thread; one snapper shared by two
  * threads either works or says RS_E_BUSY, never both at once; each thread has its own error message. */
 typedef struct {
@@ -376,6 +508,7 @@ int main(int argc, char **argv) {
     test_snap(map);
     test_stale_handles();
     test_geojson_map();
+    test_match(map);
     test_threads(map);
     CHECK_STATUS(rs_map_close(map), RS_OK);
     CHECK(rs_open_handle_count() == 0); /* every handle made above was closed */

@@ -1,4 +1,5 @@
-/* Snaps a recorded GPS track to the roads of a map through libroadsnap's C API and prints a summary.
+/* Snaps a recorded GPS track to the roads of a map, then map-matches it, through libroadsnap's C API, and prints
+ * a summary of both.
  *
  *   make install PREFIX=$HOME/.local            # from the repository root
  *   export PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig
@@ -7,6 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <roadsnap.h>
 
@@ -33,6 +35,9 @@ int main(int argc, char **argv) {
     rs_map *map = NULL;
     rs_track *track = NULL;
     rs_snapper *snapper = NULL;
+    rs_matcher *matcher = NULL;
+    rs_match *match = NULL;
+    int64_t *edges = NULL;
     rs_fix *fixes = NULL;
     rs_snap_result *snapped = NULL;
 
@@ -72,11 +77,44 @@ int main(int argc, char **argv) {
         printf("  fix %zu -> way %s \"%s\" at %.7f,%.7f (%.1f m, bearing %.0f)\n", i, way, name,
                snapped[i].latitude, snapped[i].longitude, snapped[i].distance, snapped[i].bearing);
     }
+
+    /* Match the whole track: the road path driven, split where no drivable route joins consecutive fixes. */
+    TRY(rs_matcher_create(map, NULL, &matcher));
+    TRY(rs_matcher_match(matcher, fixes, n, NULL, &match));
+    rs_match_info match_info;
+    TRY(rs_match_get_info(match, &match_info));
+    printf("matched %lld of %zu fixes in %lld sub-match(es)\n", (long long)match_info.matched_count, n,
+           (long long)match_info.sub_match_count);
+    for (int64_t k = 0; k < match_info.sub_match_count; k++) {
+        rs_sub_match_info sm;
+        TRY(rs_match_get_sub_match(match, (size_t)k, &sm));
+        printf("  sub-match %lld: fixes %lld-%lld, %.0f m in %.0f s, confidence %.2f, %lld edges:", (long long)k,
+               (long long)sm.first_fix, (long long)sm.last_fix, sm.length, sm.duration, sm.confidence,
+               (long long)sm.edge_count);
+        edges = malloc((size_t)sm.edge_count * sizeof *edges);
+        if (!edges) goto done;
+        TRY(rs_match_get_edges(match, (size_t)k, edges, (size_t)sm.edge_count, NULL));
+        char last[32] = "";
+        for (int64_t j = 0, shown = 0; j < sm.edge_count && shown < 8; j++) {
+            char way[32];
+            TRY(rs_map_edge_source_id(map, edges[j], way, sizeof way, NULL));
+            if (strcmp(way, last) == 0) continue; /* a way split at junctions: print it once */
+            printf(" %s", way);
+            strcpy(last, way);
+            shown++;
+        }
+        printf(" ...\n");
+        free(edges);
+        edges = NULL;
+    }
     rc = 0;
 
 done:
     free(fixes);
     free(snapped);
+    free(edges);
+    rs_match_close(match);
+    rs_matcher_destroy(matcher);
     rs_snapper_destroy(snapper); /* NULL handles just return RS_E_INVALID_HANDLE */
     rs_track_close(track);
     rs_map_close(map);

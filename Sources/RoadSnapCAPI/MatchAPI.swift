@@ -1,0 +1,199 @@
+import RoadSnapCHeader
+import RoadSnapCore
+
+extension MatchParameters {
+    /// Defaults overridden by the non-zero fields of C options.
+    init(_ o: rs_match_options) {
+        self.init()
+        if o.sigma != 0 { sigma = o.sigma }
+        if o.beta != 0 { beta = o.beta }
+        if o.radius != 0 { radius = o.radius }
+        if o.max_candidates != 0 { maxCandidates = Int(o.max_candidates) }
+        if o.max_gap < 0 { maxGap = 0 } else if o.max_gap != 0 { maxGap = o.max_gap }
+    }
+}
+
+/// What an `rs_matcher` handle holds: one thread's `MapMatcher`.
+final class MatcherObject: ExclusiveObject, HandleObject, @unchecked Sendable {
+    let matcher: MapMatcher
+    let base: MatchParameters
+    let estimateSigma: Bool
+
+    init(map: MapObject, options: rs_match_options) throws(APIFailure) {
+        let parameters = MatchParameters(options)
+        let graph = try map.matchGraph()
+        matcher = try bridging { () throws(RoadSnapError) in
+            try MapMatcher(network: map.network, graph: graph, parameters: parameters)
+        }
+        base = parameters
+        estimateSigma = options.estimate_sigma != 0
+    }
+
+    /// Matches the valid fixes among `fixes[0..<count]`; indices in the result are the caller's.
+    func match(_ fixes: UnsafePointer<rs_fix>?, _ count: Int) throws(APIFailure) -> MatchObject {
+        var valid: [Fix] = [], slots: [Int] = []
+        valid.reserveCapacity(count)
+        slots.reserveCapacity(count)
+        for i in 0..<count {
+            if let f = fixes?[i].checked {
+                valid.append(f)
+                slots.append(i)
+            }
+        }
+        let track = Track(name: "rs_matcher_match", fixes: valid)
+        matcher.parameters = base
+        if estimateSigma, let s = matcher.estimateSigma(track) { matcher.parameters.sigma = s }
+        let result = try bridging { () throws(RoadSnapError) in try matcher.match(track) }
+        return MatchObject(result: result, slots: slots, fixCount: count)
+    }
+}
+
+/// What an `rs_match` handle holds: one track's match result (immutable), with fix indices as the caller gave them.
+final class MatchObject: HandleObject {
+    let result: MatchResult
+    /// Caller's index of each fix matched (`slots[k]` for the k-th valid fix).
+    let slots: [Int]
+    let fixCount: Int
+
+    init(result: MatchResult, slots: [Int], fixCount: Int) {
+        self.result = result
+        self.slots = slots
+        self.fixCount = fixCount
+    }
+
+    func subMatch(_ index: Int) throws(APIFailure) -> SubMatch {
+        guard index >= 0, index < result.subMatches.count else {
+            throw APIFailure(RS_E_INVALID_ARGUMENT,
+                             "sub-match \(UInt(bitPattern: index)) out of range 0..<\(result.subMatches.count)")
+        }
+        return result.subMatches[index]
+    }
+
+    /// Writes one `rs_matched_fix` per caller fix.
+    func write(into out: UnsafeMutablePointer<rs_matched_fix>) {
+        let none = rs_matched_fix(status: Int32(RS_MATCH_INVALID_FIX.rawValue), forward: 0, sub_match: -1, edge: -1,
+                                  latitude: .nan, longitude: .nan, distance: .nan, offset: .nan, along: .nan)
+        for i in 0..<fixCount { out[i] = none }
+        for (k, i) in slots.enumerated() {
+            guard let m = result.fixes[k] else {
+                out[i].status = Int32(RS_MATCH_UNMATCHED.rawValue)
+                continue
+            }
+            out[i] = rs_matched_fix(status: Int32(RS_MATCH_MATCHED.rawValue), forward: m.forward ? 1 : 0,
+                                    sub_match: Int64(m.subMatch), edge: Int64(m.edge),
+                                    latitude: m.coordinate.latitude, longitude: m.coordinate.longitude,
+                                    distance: m.distance, offset: m.offset, along: m.along)
+        }
+    }
+}
+
+/// Copies `count` items made by `item` into `out[capacity]`, reporting the count; `RS_E_BUFFER_TOO_SMALL` (after
+/// writing what fits) when it does not fit.
+func copyOut<T>(count: Int, into out: UnsafeMutablePointer<T>?, capacity: Int, outCount: UnsafeMutablePointer<Int>?,
+                what: String, _ item: (Int, UnsafeMutablePointer<T>) -> Void) throws(APIFailure)
+{
+    outCount?.pointee = count
+    guard capacity >= 0 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "capacity too large") }
+    let n = min(count, capacity)
+    if n > 0 {
+        guard let out else { throw APIFailure.null("out (with capacity > 0)") }
+        for i in 0..<n { item(i, out) }
+    }
+    if count > capacity {
+        throw APIFailure(RS_E_BUFFER_TOO_SMALL, "\(count) \(what) need a capacity of \(count), got \(capacity)")
+    }
+}
+
+@implementation @c
+public func rs_matcher_create(_ map: OpaquePointer?, _ options: UnsafePointer<rs_match_options>?,
+                              _ outMatcher: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        guard let outMatcher else { throw .null("out_matcher") }
+        outMatcher.pointee = nil
+        let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
+        let matcher = try MatcherObject(map: m, options: options?.pointee ?? rs_match_options())
+        outMatcher.pointee = try HandleTable.shared.insert(matcher, kind: .matcher)
+    }
+}
+
+@implementation @c
+public func rs_matcher_destroy(_ matcher: OpaquePointer?) -> rs_status {
+    apiCall { () throws(APIFailure) in try HandleTable.shared.remove(matcher, .matcher) }
+}
+
+@implementation @c
+public func rs_matcher_match(_ matcher: OpaquePointer?, _ fixes: UnsafePointer<rs_fix>?, _ count: Int,
+                             _ outFixes: UnsafeMutablePointer<rs_matched_fix>?,
+                             _ outMatch: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        outMatch?.pointee = nil
+        let m = try HandleTable.shared.lookup(matcher, .matcher, as: MatcherObject.self)
+        guard count >= 0 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "count \(UInt(bitPattern: count)) too large") }
+        guard count == 0 || fixes != nil else { throw .null("fixes") }
+        let result = try m.exclusive { () throws(APIFailure) in try m.match(fixes, count) }
+        if let outFixes { result.write(into: outFixes) }
+        if let outMatch { outMatch.pointee = try HandleTable.shared.insert(result, kind: .matchResult) }
+    }
+}
+
+@implementation @c
+public func rs_match_close(_ match: OpaquePointer?) -> rs_status {
+    apiCall { () throws(APIFailure) in try HandleTable.shared.remove(match, .matchResult) }
+}
+
+@implementation @c
+public func rs_match_get_info(_ match: OpaquePointer?, _ outInfo: UnsafeMutablePointer<rs_match_info>?) -> rs_status {
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
+        guard let outInfo else { throw .null("out_info") }
+        outInfo.pointee = rs_match_info(fix_count: Int64(m.fixCount), matched_count: Int64(m.result.matchedCount),
+                                        sub_match_count: Int64(m.result.subMatches.count),
+                                        sigma: m.result.parameters.sigma)
+    }
+}
+
+@implementation @c
+public func rs_match_get_sub_match(_ match: OpaquePointer?, _ index: Int,
+                                   _ outInfo: UnsafeMutablePointer<rs_sub_match_info>?) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
+        guard let outInfo else { throw .null("out_info") }
+        let s = try m.subMatch(index)
+        outInfo.pointee = rs_sub_match_info(
+            first_fix: Int64(m.slots[s.firstFix]), last_fix: Int64(m.slots[s.lastFix]),
+            matched_fix_count: Int64(s.matchedFixCount), edge_count: Int64(s.edges.count),
+            point_count: Int64(s.geometry.count), length: s.length, duration: s.duration ?? .nan,
+            confidence: s.confidence)
+    }
+}
+
+@implementation @c
+public func rs_match_get_edges(_ match: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<Int64>?,
+                               _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
+        let edges = try m.subMatch(index).edges
+        try copyOut(count: edges.count, into: out, capacity: capacity, outCount: outCount, what: "edges") {
+            $1[$0] = Int64(edges[$0])
+        }
+    }
+}
+
+@implementation @c
+public func rs_match_get_geometry(_ match: OpaquePointer?, _ index: Int, _ out: UnsafeMutablePointer<Double>?,
+                                  _ capacity: Int, _ outCount: UnsafeMutablePointer<Int>?) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
+        let points = try m.subMatch(index).geometry
+        guard capacity <= Int.max / 2 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "capacity too large") }
+        try copyOut(count: points.count, into: out, capacity: capacity, outCount: outCount, what: "points") {
+            $1[2 * $0] = points[$0].latitude
+            $1[2 * $0 + 1] = points[$0].longitude
+        }
+    }
+}
