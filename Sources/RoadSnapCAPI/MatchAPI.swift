@@ -104,6 +104,17 @@ func copyOut<T>(count: Int, into out: UnsafeMutablePointer<T>?, capacity: Int, o
     }
 }
 
+/// Copies points as latitude/longitude pairs into `out[2 * capacity]`, with `copyOut`'s rules.
+func copyPoints(_ points: [GeoCoordinate], into out: UnsafeMutablePointer<Double>?, capacity: Int,
+                outCount: UnsafeMutablePointer<Int>?) throws(APIFailure)
+{
+    guard capacity <= Int.max / 2 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "capacity too large") }
+    try copyOut(count: points.count, into: out, capacity: capacity, outCount: outCount, what: "points") {
+        $1[2 * $0] = points[$0].latitude
+        $1[2 * $0 + 1] = points[$0].longitude
+    }
+}
+
 @implementation @c
 public func rs_matcher_create(_ map: OpaquePointer?, _ options: UnsafePointer<rs_match_options>?,
                               _ outMatcher: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status
@@ -189,11 +200,6 @@ public func rs_match_get_geometry(_ match: OpaquePointer?, _ index: Int, _ out: 
 {
     apiCall { () throws(APIFailure) in
         let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
-        let points = try m.subMatch(index).geometry
-        guard capacity <= Int.max / 2 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "capacity too large") }
-        try copyOut(count: points.count, into: out, capacity: capacity, outCount: outCount, what: "points") {
-            $1[2 * $0] = points[$0].latitude
-            $1[2 * $0 + 1] = points[$0].longitude
-        }
+        try copyPoints(m.subMatch(index).geometry, into: out, capacity: capacity, outCount: outCount)
     }
 }

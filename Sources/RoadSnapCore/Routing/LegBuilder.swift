@@ -251,7 +251,8 @@ struct StepBuilder {
         case .uTurn: want = [[.uTurnLeft, .uTurnRight], [.sharpLeft, .sharpRight]]
         }
         var chosen: Set<LaneShape> = []
-        for tier in want where chosen.isEmpty {
+        // Unmarked lanes (`none`, empty) are the fallback: they go wherever the marked lanes do not.
+        for tier in want + [[.unknown]] where chosen.isEmpty {
             if parsed.contains(where: { $0.contains(where: tier.contains) }) { chosen = Set(tier) }
         }
         var lanes = parsed.map { shapes in
