@@ -42,15 +42,15 @@ public enum CarProfile {
     }
 }
 
-/// Bearings of every arc near its ends, and which edges sit on tiny disconnected islands. Built once per network.
+/// Bearings of every arc near its ends, and which edges sit on small or one-way-cut-off islands. Built once per network.
 struct ArcGeometry: Sendable {
     /// Bearing leaving the arc's tail (towards a point ~15 m in) and arriving at its head.
     let startBearing: [Double]
     let endBearing: [Double]
-    /// Edges of weakly connected pieces with fewer than `islandEdgeLimit` edges (parking aisles cut off by the
-    /// extract, private courtyards): waypoints prefer other roads.
+    /// Edges outside the strongly connected parts of at least `islandNodeLimit` junctions (fragments cut off by the
+    /// extract, one-way stubs leading out of it): waypoints prefer other roads, as OSRM does.
     let onIsland: [Bool]
-    static let islandEdgeLimit = 30
+    static let islandNodeLimit = 30
     static let bearingReach = 15.0
 
     init(network: RoadNetwork) {
@@ -69,20 +69,51 @@ struct ArcGeometry: Sendable {
             end[2 * e + 1] = localBearing(from: nearStart, to: first)
         }
         startBearing = start; endBearing = end
-        // Union-find over nodes.
-        var parent = Array(0..<network.nodes.count)
-        func find(_ x: Int) -> Int {
-            var x = x
-            while parent[x] != x { parent[x] = parent[parent[x]]; x = parent[x] }
-            return x
+        // Strongly connected components of the directed node graph (iterative Tarjan): an edge is on the main
+        // network when both its ends lie in one component of at least `islandNodeLimit` nodes.
+        let g = network.graph
+        let nodeCount = network.nodes.count
+        var index = [Int32](repeating: -1, count: nodeCount), low = [Int32](repeating: 0, count: nodeCount)
+        var onStack = [Bool](repeating: false, count: nodeCount)
+        var component = [Int32](repeating: -1, count: nodeCount)
+        var componentSize: [Int] = []
+        var stack: [Int32] = [], frames: [(node: Int32, next: Int32)] = []
+        var counter: Int32 = 0
+        for root in 0..<nodeCount where index[root] < 0 {
+            frames.append((Int32(root), g.outStart[root]))
+            index[root] = counter; low[root] = counter; counter += 1
+            stack.append(Int32(root)); onStack[root] = true
+            while let top = frames.last {
+                let v = Int(top.node)
+                if top.next < g.outStart[v + 1] {
+                    frames[frames.count - 1].next += 1
+                    let w = Int(g.arcHead[Int(g.outArcs[Int(top.next)])])
+                    if index[w] < 0 {
+                        index[w] = counter; low[w] = counter; counter += 1
+                        stack.append(Int32(w)); onStack[w] = true
+                        frames.append((Int32(w), g.outStart[w]))
+                    } else if onStack[w] {
+                        low[v] = min(low[v], index[w])
+                    }
+                    continue
+                }
+                frames.removeLast()
+                if let parent = frames.last { low[Int(parent.node)] = min(low[Int(parent.node)], low[v]) }
+                if low[v] == index[v] {
+                    let id = Int32(componentSize.count)
+                    var size = 0
+                    while let x = stack.popLast() {
+                        onStack[Int(x)] = false; component[Int(x)] = id; size += 1
+                        if Int(x) == v { break }
+                    }
+                    componentSize.append(size)
+                }
+            }
         }
-        for edge in network.edges {
-            let a = find(edge.fromNode), b = find(edge.toNode)
-            if a != b { parent[a] = b }
+        let limit = min(Self.islandNodeLimit, componentSize.max() ?? 0)  // small maps: their biggest part is main
+        onIsland = network.edges.map { e in
+            component[e.fromNode] != component[e.toNode] || componentSize[Int(component[e.fromNode])] < limit
         }
-        var size: [Int: Int] = [:]
-        for edge in network.edges { size[find(edge.fromNode), default: 0] += 1 }
-        onIsland = network.edges.map { (size[find($0.fromNode)] ?? 0) < Self.islandEdgeLimit }
     }
 
     /// Signed turn angle from arriving on `a` to leaving on `b`, degrees in (-180, 180], positive to the right.
