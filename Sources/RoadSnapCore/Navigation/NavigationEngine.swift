@@ -52,7 +52,7 @@ final class NavigationEngine: @unchecked Sendable {
     let clock: NavigationClock
     let listenerQueue: DispatchQueue?
     private let lock = Mutex(())
-    private let routingQueue = DispatchQueue(label: "roadsnap.navigation.routing")
+    let routingQueue = DispatchQueue(label: "roadsnap.navigation.routing")
 
     weak var navigatorFacade: Navigator?
     weak var providerFacade: RoadSnappedLocationProvider?
@@ -201,22 +201,33 @@ final class NavigationEngine: @unchecked Sendable {
             fix.speed = d / (time - t0)
         }
         let result = matcher.update(fix)
-        var location: RoadSnappedLocation
-        if let m = result.match {
-            location = RoadSnappedLocation(coordinate: m.coordinate, altitude: fix.altitude ?? .nan, course: m.bearing,
-                                           speed: fix.speed ?? -1, timestamp: time,
-                                           horizontalAccuracy: fix.horizontalAccuracy ?? -1, edge: m.edge,
-                                           isForward: m.isForward, offset: m.offset, distanceFromFix: m.distance)
-        } else {
-            location = RoadSnappedLocation(coordinate: fix.coordinate, altitude: fix.altitude ?? .nan,
-                                           course: fix.course ?? -1, speed: fix.speed ?? -1, timestamp: time,
-                                           horizontalAccuracy: fix.horizontalAccuracy ?? -1)
-        }
-        lastLocation = location
         lastRawFix = fix
         lastRawPoint = point
+        // With a lag, matches held back by a restart come first; a fix without a road passes through raw.
+        for m in result.released { emit(location(of: m), raw: m.fix, &events) }
+        if let m = result.match {
+            emit(location(of: m), raw: m.fix, &events)
+        } else if result.unmatched {
+            emit(RoadSnappedLocation(coordinate: fix.coordinate, altitude: fix.altitude ?? .nan,
+                                     course: fix.course ?? -1, speed: fix.speed ?? -1, timestamp: time,
+                                     horizontalAccuracy: fix.horizontalAccuracy ?? -1), raw: fix, &events)
+        }
+    }
+
+    private func location(of m: OnlineMatcher.Match) -> RoadSnappedLocation {
+        RoadSnappedLocation(coordinate: m.coordinate, altitude: m.fix.altitude ?? .nan, course: m.bearing,
+                            speed: m.fix.speed ?? -1, timestamp: m.fix.time ?? clock.now,
+                            horizontalAccuracy: m.fix.horizontalAccuracy ?? -1, edge: m.edge, isForward: m.isForward,
+                            offset: m.offset, distanceFromFix: m.distance)
+    }
+
+    /// Reports a location and moves the navigator on with it (lock held).
+    private func emit(_ location: RoadSnappedLocation, raw: Fix, _ events: inout [NavigationEvent]) {
+        lastLocation = location
         if isUpdatingLocation { events.append(.location(location)) }
-        updateNavigator(location, fix: fix, point: point, &events)
+        let point = raw.time == lastRawFix?.time && raw.coordinate == lastRawFix?.coordinate
+            ? (lastRawPoint ?? matcher.snapper.project(raw.coordinate)) : matcher.snapper.project(raw.coordinate)
+        updateNavigator(location, fix: raw, point: point, &events)
     }
 
     // MARK: Navigator
