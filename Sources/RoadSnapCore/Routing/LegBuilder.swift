@@ -28,6 +28,9 @@ struct LegBuilder {
             along += abs(end - start)
         }
         let duration = segments.reduce(0) { $0 + $1.duration }
+        // The snapped ends as the geometry has them (interpolated on the shape), so both agree exactly.
+        var from = from, to = to
+        from.snapped = geo[0]; to.snapped = geo[geo.count - 1]
         let steps = StepBuilder(leg: self, segments: segments, from: from, to: to).steps()
         return RouteLeg(origin: origin, destination: destination, snappedOrigin: from.snapped,
                         snappedDestination: to.snapped, geometry: geo, distance: along, duration: duration,
