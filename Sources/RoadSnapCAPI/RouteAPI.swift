@@ -92,11 +92,8 @@ extension rs_waypoint {
 
 @implementation @c
 public func rs_router_create(_ map: OpaquePointer?, _ outRouter: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status {
-    apiCall { () throws(APIFailure) in
-        guard let outRouter else { throw .null("out_router") }
-        outRouter.pointee = nil
-        let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
-        outRouter.pointee = try HandleTable.shared.insert(RouterObject(Router(network: m.network)), kind: .router)
+    creatingHandle(outRouter, named: "out_router", kind: .router) { () throws(APIFailure) in
+        RouterObject(Router(network: try HandleTable.shared.lookup(map, .map, as: MapObject.self).network))
     }
 }
 
@@ -148,11 +145,9 @@ public func rs_route_close(_ route: OpaquePointer?) -> rs_status {
 
 @implementation @c
 public func rs_route_get_info(_ route: OpaquePointer?, _ outInfo: UnsafeMutablePointer<rs_route_info>?) -> rs_status {
-    apiCall { () throws(APIFailure) in
-        let r = try HandleTable.shared.lookup(route, .route, as: RouteObject.self).route
-        guard let outInfo else { throw .null("out_info") }
-        outInfo.pointee = rs_route_info(distance: r.distance, duration: r.duration, leg_count: Int64(r.legs.count),
-                                        driving_side: r.drivingSide.c, reserved: 0)
+    reading(route, .route, as: RouteObject.self, into: outInfo, named: "out_info") { o in
+        rs_route_info(distance: o.route.distance, duration: o.route.duration, leg_count: Int64(o.route.legs.count),
+                      driving_side: o.route.drivingSide.c, reserved: 0)
     }
 }
 
@@ -160,10 +155,9 @@ public func rs_route_get_info(_ route: OpaquePointer?, _ outInfo: UnsafeMutableP
 public func rs_route_get_leg(_ route: OpaquePointer?, _ leg: Int, _ outInfo: UnsafeMutablePointer<rs_route_leg_info>?)
     -> rs_status
 {
-    apiCall { () throws(APIFailure) in
-        let l = try HandleTable.shared.lookup(route, .route, as: RouteObject.self).leg(leg)
-        guard let outInfo else { throw .null("out_info") }
-        outInfo.pointee = rs_route_leg_info(
+    reading(route, .route, as: RouteObject.self, into: outInfo, named: "out_info") { o throws(APIFailure) in
+        let l = try o.leg(leg)
+        return rs_route_leg_info(
             distance: l.distance, duration: l.duration, step_count: Int64(l.steps.count),
             point_count: Int64(l.geometry.count), origin_latitude: l.snappedOrigin.latitude,
             origin_longitude: l.snappedOrigin.longitude, destination_latitude: l.snappedDestination.latitude,
@@ -175,10 +169,9 @@ public func rs_route_get_leg(_ route: OpaquePointer?, _ leg: Int, _ outInfo: Uns
 public func rs_route_get_step(_ route: OpaquePointer?, _ leg: Int, _ step: Int,
                               _ outStep: UnsafeMutablePointer<rs_route_step>?) -> rs_status
 {
-    apiCall { () throws(APIFailure) in
-        let s = try HandleTable.shared.lookup(route, .route, as: RouteObject.self).step(leg, step)
-        guard let outStep else { throw .null("out_step") }
-        outStep.pointee = rs_route_step(
+    reading(route, .route, as: RouteObject.self, into: outStep, named: "out_step") { o throws(APIFailure) in
+        let s = try o.step(leg, step)
+        return rs_route_step(
             maneuver: ManeuverNames.shared.names[s.maneuver], latitude: s.location.latitude,
             longitude: s.location.longitude, distance_from_previous: s.distanceFromPreviousStep,
             time_from_previous: s.timeFromPreviousStep, distance_from_leg_start: s.distanceFromLegStart,

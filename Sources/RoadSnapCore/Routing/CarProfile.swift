@@ -42,15 +42,15 @@ public enum CarProfile {
     }
 }
 
-/// Bearings of every arc near its ends, and which edges sit on small or one-way-cut-off islands. Built once per network.
+/// Bearings of every arc near its ends, and which edges connect to the main network. Built once per network.
 struct ArcGeometry: Sendable {
     /// Bearing leaving the arc's tail (towards a point ~15 m in) and arriving at its head.
     let startBearing: [Double]
     let endBearing: [Double]
-    /// Edges outside the strongly connected parts of at least `islandNodeLimit` junctions (fragments cut off by the
-    /// extract, one-way stubs leading out of it): waypoints prefer other roads, as OSRM does.
-    let onIsland: [Bool]
-    static let islandNodeLimit = 30
+    /// Edges a route can leave into / arrive from the main network (the biggest strongly connected component):
+    /// waypoints prefer them over fragments cut off by the extract or by one-ways, as OSRM does.
+    let startsOnMain: [Bool]
+    let endsOnMain: [Bool]
     static let bearingReach = 15.0
 
     init(network: RoadNetwork) {
@@ -69,8 +69,7 @@ struct ArcGeometry: Sendable {
             end[2 * e + 1] = localBearing(from: nearStart, to: first)
         }
         startBearing = start; endBearing = end
-        // Strongly connected components of the directed node graph (iterative Tarjan): an edge is on the main
-        // network when both its ends lie in one component of at least `islandNodeLimit` nodes.
+        // Strongly connected components of the directed node graph (iterative Tarjan).
         let g = network.graph
         let nodeCount = network.nodes.count
         var index = [Int32](repeating: -1, count: nodeCount), low = [Int32](repeating: 0, count: nodeCount)
@@ -110,10 +109,31 @@ struct ArcGeometry: Sendable {
                 }
             }
         }
-        let limit = min(Self.islandNodeLimit, componentSize.max() ?? 0)  // small maps: their biggest part is main
-        onIsland = network.edges.map { e in
-            component[e.fromNode] != component[e.toNode] || componentSize[Int(component[e.fromNode])] < limit
+        // The main network: the biggest component. A route can start on an edge whose exit leads into it, and end
+        // on an edge whose entry is reached from it (a one-way road leaving the extract is a fine destination).
+        var main = 0
+        for (c, size) in componentSize.enumerated() where size > componentSize[main] { main = c }
+        func flood(forward: Bool) -> [Bool] {
+            var seen = (0..<nodeCount).map { component[$0] == Int32(main) }
+            var queue = (0..<nodeCount).filter { seen[$0] }
+            while let v = queue.popLast() {
+                let range = forward ? Int(g.outStart[v])..<Int(g.outStart[v + 1]) : Int(g.inStart[v])..<Int(g.inStart[v + 1])
+                for k in range {
+                    let w = Int(forward ? g.arcHead[Int(g.outArcs[k])] : g.arcTail[Int(g.inArcs[k])])
+                    if !seen[w] { seen[w] = true; queue.append(w) }
+                }
+            }
+            return seen
         }
+        let fromMain = flood(forward: true), toMain = flood(forward: false)
+        func exits(_ e: RoadEdge) -> Bool {
+            (e.allows(forward: true) && toMain[e.toNode]) || (e.allows(forward: false) && toMain[e.fromNode])
+        }
+        func entries(_ e: RoadEdge) -> Bool {
+            (e.allows(forward: true) && fromMain[e.fromNode]) || (e.allows(forward: false) && fromMain[e.toNode])
+        }
+        startsOnMain = network.edges.map(exits)
+        endsOnMain = network.edges.map(entries)
     }
 
     /// Signed turn angle from arriving on `a` to leaving on `b`, degrees in (-180, 180], positive to the right.

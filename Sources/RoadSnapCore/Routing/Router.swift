@@ -142,11 +142,12 @@ public final class Router: Sendable {
             cands = snapper.candidates(near: w.coordinate, radius: waypointRadius, method: .strtree)
         }
         guard !cands.isEmpty else { return nil }
-        var mainland = cands.filter { !geometry.onIsland[$0.edge] }
+        let connected = isOrigin ? geometry.startsOnMain : geometry.endsOnMain
+        var mainland = cands.filter { connected[$0.edge] }
         if mainland.isEmpty, waypointRadius > network.index.cacheRadius {
             // Only a cut-off fragment nearby: look farther for a road of the main network (as OSRM does).
             mainland = snapper.candidates(near: w.coordinate, radius: waypointRadius, method: .strtree)
-                .filter { !geometry.onIsland[$0.edge] }
+                .filter { connected[$0.edge] }
         }
         let pool = mainland.isEmpty ? cands : mainland
         let point = snapper.project(w.coordinate)
