@@ -268,7 +268,7 @@ final class NavigationEngine: @unchecked Sendable {
             events.append(.severity(severity, percentage))
         }
 
-        guard isGuidanceActive, let route, tracker != nil else { return }
+        guard isGuidanceActive, route != nil, tracker != nil else { return }
         traveledPath.append(location.coordinate)
         if navState == .rerouting {
             if let retry = rerouteRetryAt, time < retry { return }
@@ -280,6 +280,7 @@ final class NavigationEngine: @unchecked Sendable {
         if let e = location.edge {
             located = tracker?.locate(edge: e, isForward: location.isForward, offset: location.offset)
         }
+        if arrive(location, located: located != nil, &events) { return }
         if located != nil {
             offRouteCount = 0
             wrongCourseCount = 0
@@ -301,25 +302,7 @@ final class NavigationEngine: @unchecked Sendable {
             }
         }
         guard let t = tracker else { return }
-        let leg = t.leg
-        // Arrival: within the radius along the route, or straight-line near the end once close along it.
         let remaining = t.remainingDistance
-        let direct = location.coordinate.distance(to: leg.snappedDestination)
-        if (located != nil && remaining <= guidance.arrivalRadius)
-            || (direct <= guidance.arrivalRadius && remaining <= max(200, 4 * guidance.arrivalRadius))
-        {
-            arrivedAtCurrentLeg = true
-            if distanceReporter.shouldReport(0, threshold: 0) { events.append(.remainingDistance(0)) }
-            if timeReporter.shouldReport(0, threshold: 0) { events.append(.remainingTime(0)) }
-            events.append(.arrived(leg.destination))
-            if stopGuidanceAtArrival {
-                isGuidanceActive = false
-                navState = .stopped
-                events.append(.navInfo(NavInfo(navState: .stopped)))
-            }
-            return
-        }
-        _ = route
         if distanceReporter.shouldReport(remaining, threshold: distanceUpdateThreshold) {
             events.append(.remainingDistance(remaining))
         }
@@ -329,6 +312,27 @@ final class NavigationEngine: @unchecked Sendable {
         }
         updateDelay(time: time, &events)
         appendNavInfo(&events)
+    }
+
+    /// Fires arrival once for the current leg when the location is within the arrival radius of its destination:
+    /// along the route when on it, else straight-line once close along it (lock held). True when arrived.
+    private func arrive(_ location: RoadSnappedLocation, located: Bool, _ events: inout [NavigationEvent]) -> Bool {
+        guard let t = tracker, !arrivedAtCurrentLeg else { return arrivedAtCurrentLeg }
+        let remaining = t.remainingDistance
+        let direct = location.coordinate.distance(to: t.leg.snappedDestination)
+        guard (located && remaining <= guidance.arrivalRadius)
+            || (direct <= guidance.arrivalRadius && remaining <= max(200, 4 * guidance.arrivalRadius))
+        else { return false }
+        arrivedAtCurrentLeg = true
+        if distanceReporter.shouldReport(0, threshold: 0) { events.append(.remainingDistance(0)) }
+        if timeReporter.shouldReport(0, threshold: 0) { events.append(.remainingTime(0)) }
+        events.append(.arrived(t.leg.destination))
+        if stopGuidanceAtArrival {
+            isGuidanceActive = false
+            navState = .stopped
+            events.append(.navInfo(NavInfo(navState: .stopped)))
+        }
+        return true
     }
 
     /// The delay category over the rest of the current leg, when a traffic feed is set.
@@ -407,6 +411,8 @@ final class NavigationEngine: @unchecked Sendable {
         rerouteRetryAt = nil
         install(newRoute, &events)
         navState = .enroute
+        // A new route that is no longer than the arrival radius means the driver is there.
+        if arrive(location, located: true, &events) { return }
         appendNavInfo(&events, force: true)
     }
 
