@@ -4,7 +4,7 @@ SWIFT ?= swift
 PREFIX ?= /usr/local
 # Debian packages the build and the tests need.
 APT_PACKAGES := libgeos-dev libproj-dev libosmium2-dev libprotozero-dev zlib1g-dev libbz2-dev libexpat1-dev \
-	osmium-tool pkg-config
+	osmium-tool pkg-config gpsd gpsd-clients
 # The C API's install and tests (issue 6).
 APT_PACKAGES += valgrind patchelf binutils
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz

@@ -51,7 +51,8 @@ typedef enum rs_status {
     RS_E_BUSY = 10,             /* a [one thread a time] handle is in use on another thread */
     RS_E_PROJECTION = 11,       /* PROJ failed */
     RS_E_GEOMETRY = 12,         /* GEOS failed */
-    RS_E_INTERNAL = 13          /* a bug: the message says where */
+    RS_E_INTERNAL = 13,         /* a bug: the message says where */
+    RS_E_NO_ROUTE = 14          /* a route request gave no route; its rs_route_status says why */
 } rs_status;
 
 /* The calling thread's message for its last failed call; "" after a successful call. Never NULL. The text stays
@@ -299,6 +300,128 @@ rs_status rs_match_get_edges(const rs_match *match, size_t index, int64_t *out, 
  * k, for capacity points (out holds 2 x capacity doubles); *out_count gets the number of points. Same buffer rules
  * as rs_match_get_edges. */
 rs_status rs_match_get_geometry(const rs_match *match, size_t index, double *out, size_t capacity, size_t *out_count);
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Routing with turn-by-turn steps
+ * --------------------------------------------------------------------------------------------------------------- */
+typedef struct rs_router rs_router;
+typedef struct rs_route rs_route;
+
+/* A place to route from, through or to. */
+typedef struct rs_waypoint {
+    double latitude;
+    double longitude;
+    double heading;                   /* preferred direction of travel there, degrees; NAN for any */
+    int32_t prefer_same_side_of_road; /* 1: arrive with the waypoint on the driving side of the road */
+    int32_t reserved;                 /* 0 */
+} rs_waypoint;
+
+/* Road types to avoid (used anyway when nothing else connects). Pass NULL for the defaults: highways and tolls
+ * allowed, ferries avoided. */
+typedef struct rs_route_options {
+    int32_t avoid_highways; /* motorways and trunk roads with their ramps */
+    int32_t avoid_tolls;
+    int32_t avoid_ferries;
+    int32_t reserved; /* 0 */
+} rs_route_options;
+
+/* Outcome of a route request, as a navigation SDK reports it. */
+typedef enum rs_route_status {
+    RS_ROUTE_OK = 0,
+    RS_ROUTE_NO_ROUTE_FOUND = 1,         /* waypoints on roads, but no drivable path joins them */
+    RS_ROUTE_NO_WAYPOINTS = 2,           /* no destination */
+    RS_ROUTE_DUPLICATE_WAYPOINTS = 3,    /* two consecutive waypoints are the same place */
+    RS_ROUTE_WAYPOINT_ERROR = 4,         /* a waypoint has no road near it, or an invalid coordinate */
+    RS_ROUTE_LOCATION_UNAVAILABLE = 5,   /* no origin */
+    RS_ROUTE_CANCELED = 6,               /* a newer request replaced this one */
+    RS_ROUTE_TRAVEL_MODE_UNSUPPORTED = 7,
+    RS_ROUTE_INTERNAL_ERROR = 8
+} rs_route_status;
+
+typedef enum rs_driving_side { RS_DRIVING_SIDE_NONE = 0, RS_DRIVING_SIDE_LEFT = 1, RS_DRIVING_SIDE_RIGHT = 2 } rs_driving_side;
+
+typedef struct rs_route_info {
+    double distance;     /* metres */
+    double duration;     /* seconds, turn costs included */
+    int64_t leg_count;   /* one per destination */
+    int32_t driving_side; /* an rs_driving_side */
+    int32_t reserved;
+} rs_route_info;
+
+typedef struct rs_route_leg_info {
+    double distance, duration;
+    int64_t step_count;  /* a depart first, a destination last */
+    int64_t point_count; /* points of the leg's geometry (rs_route_get_leg_geometry) */
+    double origin_latitude, origin_longitude;           /* where the leg's start was placed on the road */
+    double destination_latitude, destination_longitude; /* where its end was placed */
+} rs_route_leg_info;
+
+/* Lane arrow shapes, as bits of rs_lane masks. */
+enum {
+    RS_LANE_UNKNOWN = 1 << 0, RS_LANE_STRAIGHT = 1 << 1, RS_LANE_SLIGHT_LEFT = 1 << 2, RS_LANE_SLIGHT_RIGHT = 1 << 3,
+    RS_LANE_NORMAL_LEFT = 1 << 4, RS_LANE_NORMAL_RIGHT = 1 << 5, RS_LANE_SHARP_LEFT = 1 << 6,
+    RS_LANE_SHARP_RIGHT = 1 << 7, RS_LANE_UTURN_LEFT = 1 << 8, RS_LANE_UTURN_RIGHT = 1 << 9
+};
+
+/* One lane at a maneuver (lanes are listed left to right). */
+typedef struct rs_lane {
+    uint32_t shapes;      /* RS_LANE_* bits painted on the lane */
+    uint32_t recommended; /* the subset of `shapes` the route takes */
+} rs_lane;
+
+typedef struct rs_route_step {
+    const char *maneuver;            /* "depart", "turnLeft", "roundaboutExitClockwise", "destinationRight", ...
+                                      * (the navigation SDK's names); static storage */
+    double latitude, longitude;      /* where the maneuver happens */
+    double distance_from_previous;   /* metres from the previous step's maneuver (0 for the first) */
+    double time_from_previous;       /* seconds */
+    double distance_from_leg_start, time_from_leg_start;
+    double rounded_distance_from_previous; /* rounded for display as navigation UIs show it */
+    int32_t roundabout_exit;         /* exit to take (1 = first), -1 when not a roundabout */
+    int32_t lane_count;              /* lanes at the maneuver (rs_route_step_lanes); 0 without lane guidance */
+    int32_t driving_side;            /* an rs_driving_side */
+    int32_t reserved;
+} rs_route_step;
+
+/* Text of a step, for rs_route_step_text. */
+typedef enum rs_step_text {
+    RS_STEP_INSTRUCTION = 0, /* "Turn left onto Main Street" */
+    RS_STEP_ROAD_NAME = 1,   /* road after the maneuver: name, else ref; "" when unnamed */
+    RS_STEP_FULL_ROAD_NAME = 2, /* name and ref together, "Main Street (SR 520)" */
+    RS_STEP_EXIT_NUMBER = 3  /* exit number tagged on the junction; "" when none */
+} rs_step_text;
+
+/* A router on a map (car profile: speeds from maxspeed, else per road class; one-ways, turn restrictions, access).
+ * Preprocesses the network (a contraction hierarchy), which takes a moment on big maps. [thread-safe]; a router is
+ * [thread-safe] too: route from any number of threads on one router. */
+rs_status rs_router_create(const rs_map *map, rs_router **out_router);
+
+/* Releases a router; calls running on it on other threads finish safely first. [thread-safe] */
+rs_status rs_router_destroy(rs_router *router);
+
+/* Routes from waypoints[0] through the others in order (one leg per later waypoint); options may be NULL.
+ * On a route: RS_OK, *out_route a new handle to close with rs_route_close, *out_route_status RS_ROUTE_OK.
+ * When the request gives no route: RS_E_NO_ROUTE, *out_route NULL, *out_route_status says why and
+ * rs_last_error_message() names the waypoint. out_route_status may be NULL. [thread-safe] */
+rs_status rs_router_route(rs_router *router, const rs_waypoint *waypoints, size_t count,
+                          const rs_route_options *options, rs_route_status *out_route_status, rs_route **out_route);
+
+/* Releases a route. [thread-safe] A route is immutable: every rs_route_* call is [thread-safe]. */
+rs_status rs_route_close(rs_route *route);
+
+rs_status rs_route_get_info(const rs_route *route, rs_route_info *out_info);
+/* Leg `leg` (0-based). Errors: RS_E_INVALID_ARGUMENT for an index out of range (also for steps below). */
+rs_status rs_route_get_leg(const rs_route *route, size_t leg, rs_route_leg_info *out_info);
+rs_status rs_route_get_step(const rs_route *route, size_t leg, size_t step, rs_route_step *out_step);
+/* A step's text (see rs_step_text) into buf[capacity], with rs_map_edge_name's buffer rules. */
+rs_status rs_route_step_text(const rs_route *route, size_t leg, size_t step, rs_step_text which, char *buf,
+                             size_t capacity, size_t *out_length);
+/* A step's lanes, left to right, into out[capacity], with rs_match_get_edges's buffer rules. */
+rs_status rs_route_step_lanes(const rs_route *route, size_t leg, size_t step, rs_lane *out, size_t capacity,
+                              size_t *out_count);
+/* A leg's geometry as latitude/longitude pairs, with rs_match_get_geometry's buffer rules. */
+rs_status rs_route_get_leg_geometry(const rs_route *route, size_t leg, double *out, size_t capacity,
+                                    size_t *out_count);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,29 @@ func apiCall(_ body: () throws(APIFailure) -> Void) -> rs_status {
     }
 }
 
+/// Body of a C call that makes a handle: `*out` is NULL unless `make` succeeds, and then the new handle.
+func creatingHandle(_ out: UnsafeMutablePointer<OpaquePointer?>?, named name: String, kind: HandleKind,
+                    _ make: () throws(APIFailure) -> any HandleObject) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        guard let out else { throw .null(name) }
+        out.pointee = nil
+        out.pointee = try HandleTable.shared.insert(make(), kind: kind)
+    }
+}
+
+/// Body of a C call that fills `*out` from the object behind a handle (the handle is checked first).
+func reading<O: HandleObject, T>(_ handle: OpaquePointer?, _ kind: HandleKind, as _: O.Type,
+                                 into out: UnsafeMutablePointer<T>?, named name: String,
+                                 _ value: (O) throws(APIFailure) -> T) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let object = try HandleTable.shared.lookup(handle, kind, as: O.self)
+        guard let out else { throw .null(name) }
+        out.pointee = try value(object)
+    }
+}
+
 /// Calls `body`, turning a `RoadSnapError` into the matching failure.
 @inline(__always)
 func bridging<R>(_ body: () throws(RoadSnapError) -> R) throws(APIFailure) -> R {

@@ -58,12 +58,9 @@ extension RoadClass {
 
 @implementation @c
 public func rs_map_open(_ path: UnsafePointer<CChar>?, _ outMap: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status {
-    apiCall { () throws(APIFailure) in
-        guard let outMap else { throw .null("out_map") }
-        outMap.pointee = nil
+    creatingHandle(outMap, named: "out_map", kind: .map) { () throws(APIFailure) in
         guard let path else { throw .null("path") }
-        let network = try bridging { () throws(RoadSnapError) in try MapLoader.load(path: String(cString: path)) }
-        outMap.pointee = try HandleTable.shared.insert(MapObject(network), kind: .map)
+        return try MapObject(bridging { () throws(RoadSnapError) in try MapLoader.load(path: String(cString: path)) })
     }
 }
 
@@ -74,11 +71,9 @@ public func rs_map_close(_ map: OpaquePointer?) -> rs_status {
 
 @implementation @c
 public func rs_map_get_info(_ map: OpaquePointer?, _ outInfo: UnsafeMutablePointer<rs_map_info>?) -> rs_status {
-    apiCall { () throws(APIFailure) in
-        let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
-        guard let outInfo else { throw .null("out_info") }
+    reading(map, .map, as: MapObject.self, into: outInfo, named: "out_info") { m in
         let n = m.network
-        outInfo.pointee = rs_map_info(
+        return rs_map_info(
             node_count: Int64(n.nodes.count), edge_count: Int64(n.edges.count),
             min_latitude: n.bounds.minLatitude, min_longitude: n.bounds.minLongitude,
             max_latitude: n.bounds.maxLatitude, max_longitude: n.bounds.maxLongitude, total_length: m.totalLength)
@@ -89,9 +84,7 @@ public func rs_map_get_info(_ map: OpaquePointer?, _ outInfo: UnsafeMutablePoint
 public func rs_map_get_edge(_ map: OpaquePointer?, _ edge: Int64, _ outEdge: UnsafeMutablePointer<rs_edge_info>?)
     -> rs_status
 {
-    apiCall { () throws(APIFailure) in
-        let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
-        guard let outEdge else { throw .null("out_edge") }
+    reading(map, .map, as: MapObject.self, into: outEdge, named: "out_edge") { m throws(APIFailure) in
         let e = try m.edge(edge)
         let a = e.attributes
         let sourceID: Int64
@@ -99,7 +92,7 @@ public func rs_map_get_edge(_ map: OpaquePointer?, _ edge: Int64, _ outEdge: Uns
         case let .osmWay(id), let .number(id): sourceID = id
         case .string: sourceID = .min
         }
-        outEdge.pointee = rs_edge_info(
+        return rs_edge_info(
             source_id: sourceID, from_node: Int64(e.fromNode), to_node: Int64(e.toNode), length: e.length,
             direction: Int32(e.direction.rawValue), is_roundabout: a.isRoundabout ? 1 : 0, is_toll: a.isToll ? 1 : 0,
             is_ferry: a.isFerry ? 1 : 0, maxspeed_forward: a.maxspeedForward ?? .nan,

@@ -104,16 +104,24 @@ func copyOut<T>(count: Int, into out: UnsafeMutablePointer<T>?, capacity: Int, o
     }
 }
 
+/// Copies points as latitude/longitude pairs into `out[2 * capacity]`, with `copyOut`'s rules.
+func copyPoints(_ points: [GeoCoordinate], into out: UnsafeMutablePointer<Double>?, capacity: Int,
+                outCount: UnsafeMutablePointer<Int>?) throws(APIFailure)
+{
+    guard capacity <= Int.max / 2 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "capacity too large") }
+    try copyOut(count: points.count, into: out, capacity: capacity, outCount: outCount, what: "points") {
+        $1[2 * $0] = points[$0].latitude
+        $1[2 * $0 + 1] = points[$0].longitude
+    }
+}
+
 @implementation @c
 public func rs_matcher_create(_ map: OpaquePointer?, _ options: UnsafePointer<rs_match_options>?,
                               _ outMatcher: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status
 {
-    apiCall { () throws(APIFailure) in
-        guard let outMatcher else { throw .null("out_matcher") }
-        outMatcher.pointee = nil
+    creatingHandle(outMatcher, named: "out_matcher", kind: .matcher) { () throws(APIFailure) in
         let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
-        let matcher = try MatcherObject(map: m, options: options?.pointee ?? rs_match_options())
-        outMatcher.pointee = try HandleTable.shared.insert(matcher, kind: .matcher)
+        return try MatcherObject(map: m, options: options?.pointee ?? rs_match_options())
     }
 }
 
@@ -145,12 +153,9 @@ public func rs_match_close(_ match: OpaquePointer?) -> rs_status {
 
 @implementation @c
 public func rs_match_get_info(_ match: OpaquePointer?, _ outInfo: UnsafeMutablePointer<rs_match_info>?) -> rs_status {
-    apiCall { () throws(APIFailure) in
-        let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
-        guard let outInfo else { throw .null("out_info") }
-        outInfo.pointee = rs_match_info(fix_count: Int64(m.fixCount), matched_count: Int64(m.result.matchedCount),
-                                        sub_match_count: Int64(m.result.subMatches.count),
-                                        sigma: m.result.parameters.sigma)
+    reading(match, .matchResult, as: MatchObject.self, into: outInfo, named: "out_info") { m in
+        rs_match_info(fix_count: Int64(m.fixCount), matched_count: Int64(m.result.matchedCount),
+                      sub_match_count: Int64(m.result.subMatches.count), sigma: m.result.parameters.sigma)
     }
 }
 
@@ -158,11 +163,9 @@ public func rs_match_get_info(_ match: OpaquePointer?, _ outInfo: UnsafeMutableP
 public func rs_match_get_sub_match(_ match: OpaquePointer?, _ index: Int,
                                    _ outInfo: UnsafeMutablePointer<rs_sub_match_info>?) -> rs_status
 {
-    apiCall { () throws(APIFailure) in
-        let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
-        guard let outInfo else { throw .null("out_info") }
+    reading(match, .matchResult, as: MatchObject.self, into: outInfo, named: "out_info") { m throws(APIFailure) in
         let s = try m.subMatch(index)
-        outInfo.pointee = rs_sub_match_info(
+        return rs_sub_match_info(
             first_fix: Int64(m.slots[s.firstFix]), last_fix: Int64(m.slots[s.lastFix]),
             matched_fix_count: Int64(s.matchedFixCount), edge_count: Int64(s.edges.count),
             point_count: Int64(s.geometry.count), length: s.length, duration: s.duration ?? .nan,
@@ -189,11 +192,6 @@ public func rs_match_get_geometry(_ match: OpaquePointer?, _ index: Int, _ out: 
 {
     apiCall { () throws(APIFailure) in
         let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
-        let points = try m.subMatch(index).geometry
-        guard capacity <= Int.max / 2 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "capacity too large") }
-        try copyOut(count: points.count, into: out, capacity: capacity, outCount: outCount, what: "points") {
-            $1[2 * $0] = points[$0].latitude
-            $1[2 * $0 + 1] = points[$0].longitude
-        }
+        try copyPoints(m.subMatch(index).geometry, into: out, capacity: capacity, outCount: outCount)
     }
 }

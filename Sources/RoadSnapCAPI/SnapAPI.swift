@@ -77,15 +77,13 @@ public func rs_fix_make(_ latitude: Double, _ longitude: Double) -> rs_fix {
 public func rs_snapper_create(_ map: OpaquePointer?, _ radius: Double,
                               _ outSnapper: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status
 {
-    apiCall { () throws(APIFailure) in
-        guard let outSnapper else { throw .null("out_snapper") }
-        outSnapper.pointee = nil
+    creatingHandle(outSnapper, named: "out_snapper", kind: .snapper) { () throws(APIFailure) in
         let m = try HandleTable.shared.lookup(map, .map, as: MapObject.self)
         let r = radius == 0 ? RS_DEFAULT_SNAP_RADIUS : radius
         guard r.isFinite, r > 0, r <= maxSnapRadius else {
             throw APIFailure(RS_E_INVALID_ARGUMENT, "radius \(radius) m: expected 0 (default) or in (0, \(maxSnapRadius)]")
         }
-        outSnapper.pointee = try HandleTable.shared.insert(SnapperObject(network: m.network, radius: r), kind: .snapper)
+        return try SnapperObject(network: m.network, radius: r)
     }
 }
 

@@ -21,12 +21,9 @@ extension rs_fix {
 public func rs_track_open(_ path: UnsafePointer<CChar>?, _ outTrack: UnsafeMutablePointer<OpaquePointer?>?)
     -> rs_status
 {
-    apiCall { () throws(APIFailure) in
-        guard let outTrack else { throw .null("out_track") }
-        outTrack.pointee = nil
+    creatingHandle(outTrack, named: "out_track", kind: .track) { () throws(APIFailure) in
         guard let path else { throw .null("path") }
-        let track = try bridging { () throws(RoadSnapError) in try TrackReader.read(path: String(cString: path)) }
-        outTrack.pointee = try HandleTable.shared.insert(TrackObject(track), kind: .track)
+        return try TrackObject(bridging { () throws(RoadSnapError) in try TrackReader.read(path: String(cString: path)) })
     }
 }
 
@@ -37,11 +34,9 @@ public func rs_track_close(_ track: OpaquePointer?) -> rs_status {
 
 @implementation @c
 public func rs_track_get_info(_ track: OpaquePointer?, _ outInfo: UnsafeMutablePointer<rs_track_info>?) -> rs_status {
-    apiCall { () throws(APIFailure) in
-        let t = try HandleTable.shared.lookup(track, .track, as: TrackObject.self).track
-        guard let outInfo else { throw .null("out_info") }
-        outInfo.pointee = rs_track_info(fix_count: Int64(t.fixes.count), skipped_count: Int64(t.skipped.count),
-                                        segment_count: Int64(max(1, t.segmentStarts.count)))
+    reading(track, .track, as: TrackObject.self, into: outInfo, named: "out_info") { o in
+        rs_track_info(fix_count: Int64(o.track.fixes.count), skipped_count: Int64(o.track.skipped.count),
+                      segment_count: Int64(max(1, o.track.segmentStarts.count)))
     }
 }
 

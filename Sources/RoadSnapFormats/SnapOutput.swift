@@ -62,11 +62,7 @@ public enum SnapOutput {
     }
 
     /// Seconds since the epoch as ISO 8601 UTC (milliseconds kept when present).
-    public static func isoTime(_ t: Double) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = t.rounded() == t ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: Date(timeIntervalSince1970: t))
-    }
+    public static func isoTime(_ t: Double) -> String { TrackTime.iso8601(t) }
 
     static func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 }

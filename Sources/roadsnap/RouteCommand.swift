@@ -4,10 +4,14 @@ import RoadSnapFormats
 /// `roadsnap route`: a route with turn-by-turn steps between two or more coordinates.
 enum RouteCommand {
     static let usage = "roadsnap route --map MAP --from LAT,LON --to LAT,LON [--via LAT,LON]... "
-        + "[--avoid highways,tolls,ferries] [--heading DEG] [--same-side] [--format text|geojson|json] [--out FILE]"
+        + "[--avoid highways,tolls,ferries] [--heading DEG] [--same-side] [--algorithm auto|ch|dijkstra] "
+        + "[--format text|geojson|json] [--out FILE]"
+
+    /// Above this many edges a one-off query is answered by Dijkstra: preprocessing would cost more than it saves.
+    static let autoHierarchyEdgeLimit = 20_000
 
     static func run(_ args: [String]) throws -> Int32 {
-        let opts = try Options(args, booleans: ["same-side", "dijkstra"])
+        let opts = try Options(args, booleans: ["same-side"])
         let path = try opts.require("map")
         let from = try Options.coordinate(try opts.require("from"), flag: "from")
         let to = try Options.coordinate(try opts.require("to"), flag: "to")
@@ -26,8 +30,14 @@ enum RouteCommand {
         let t0 = monotonicSeconds()
         let network = try MapLoader.load(path: path)
         let t1 = monotonicSeconds()
-        let router = Router(network: network, algorithm: opts.flags.contains("dijkstra") ? .dijkstra : .contractionHierarchy,
-                            prepare: [options])
+        let algorithm: RoutingAlgorithm
+        switch opts.string("algorithm") ?? "auto" {
+        case "ch": algorithm = .contractionHierarchy
+        case "dijkstra": algorithm = .dijkstra
+        case "auto": algorithm = network.edges.count <= autoHierarchyEdgeLimit ? .contractionHierarchy : .dijkstra
+        case let other: throw RoadSnapError.invalidArgument("--algorithm expects auto, ch or dijkstra, got '\(other)'")
+        }
+        let router = Router(network: network, algorithm: algorithm, prepare: [options])
         let t2 = monotonicSeconds()
         let request = RouteRequest(
             origin: Waypoint(coordinate: from, preferredHeading: heading),
@@ -48,7 +58,7 @@ enum RouteCommand {
         } else {
             print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
         }
-        writeStderr("map load \(format(t1 - t0, 2)) s, preprocessing \(format(t2 - t1, 2)) s, "
+        writeStderr("map load \(format(t1 - t0, 2)) s, \(algorithm.rawValue) preprocessing \(format(t2 - t1, 2)) s, "
                     + "query \(format((t3 - t2) * 1000, 2)) ms\n")
         return result.status == .ok ? 0 : 3
     }

@@ -108,6 +108,45 @@ import Testing
         }
     }
 
+    @Test func routeMatchesSwift() throws {
+        let fixtures = Self.repoRoot.appendingPathComponent("Tests/RoadSnapCoreTests/Fixtures")
+        let mapPath = fixtures.appendingPathComponent("osm/issue-70.osm.gz").path
+        let track = try TrackReader.read(path: fixtures.appendingPathComponent("graphhopper/issue-70.gpx").path)
+        let ends = [track.fixes[0], track.fixes[track.fixes.count - 1]]
+        let expected = try #require(Router(network: MapLoader.load(path: mapPath))
+            .route(RouteRequest(waypoints: ends.map { Waypoint(coordinate: $0.coordinate) })).route)
+
+        var map: OpaquePointer?, router: OpaquePointer?, route: OpaquePointer?
+        #expect(rs_map_open(mapPath, &map) == RS_OK)
+        defer { _ = rs_map_close(map) }
+        #expect(rs_router_create(map, &router) == RS_OK)
+        defer { _ = rs_router_destroy(router) }
+        let waypoints = ends.map {
+            rs_waypoint(latitude: $0.coordinate.latitude, longitude: $0.coordinate.longitude, heading: .nan,
+                        prefer_same_side_of_road: 0, reserved: 0)
+        }
+        var status = RS_ROUTE_INTERNAL_ERROR
+        #expect(rs_router_route(router, waypoints, 2, nil, &status, &route) == RS_OK)
+        defer { _ = rs_route_close(route) }
+        #expect(status == RS_ROUTE_OK)
+        var info = rs_route_info()
+        #expect(rs_route_get_info(route, &info) == RS_OK)
+        #expect(info.distance == expected.distance && info.duration == expected.duration)
+        let leg = expected.legs[0]
+        var legInfo = rs_route_leg_info()
+        #expect(rs_route_get_leg(route, 0, &legInfo) == RS_OK)
+        #expect(legInfo.step_count == Int64(leg.steps.count))
+        for (k, step) in leg.steps.enumerated() {
+            var c = rs_route_step()
+            #expect(rs_route_get_step(route, 0, k, &c) == RS_OK)
+            #expect(String(cString: c.maneuver) == step.maneuver.rawValue)
+            #expect(c.distance_from_previous == step.distanceFromPreviousStep)
+            var text = [CChar](repeating: 0, count: 512)
+            #expect(rs_route_step_text(route, 0, k, RS_STEP_INSTRUCTION, &text, text.count, nil) == RS_OK)
+            #expect(String(cString: text) == step.instruction)
+        }
+    }
+
     @Test func errorsCarryTheSwiftMessage() {
         var map: OpaquePointer?
         let path = "/nonexistent/dir/roads.osm.pbf"

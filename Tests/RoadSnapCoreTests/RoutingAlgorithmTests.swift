@@ -34,12 +34,16 @@ enum RoutingTestData {
 
 @Suite struct RoutingAlgorithmTests {
     /// 1,000 random pairs (50 sources x 20 targets, random arcs and positions on them) on the Monaco extract: the
-    /// contraction hierarchy gives exactly the plain Dijkstra cost, and its unpacked path costs exactly that.
-    @Test func contractionHierarchyEqualsDijkstraOnAThousandPairs() throws {
+    /// contraction hierarchy gives exactly the plain Dijkstra cost, and its unpacked path costs exactly that. Also
+    /// with contraction stopped early (`coreDegree` 6), so the core's bidirectional Dijkstra is checked too.
+    @Test(arguments: [ContractionHierarchy.defaultCoreDegree, 6])
+    func contractionHierarchyEqualsDijkstraOnAThousandPairs(coreDegree: Int) throws {
         let router = try RoutingTestData.router(RoutingTestData.monaco)
         let prepared = router.profile(RoutingOptions())
         let g = prepared.graph
-        let ch = try #require(prepared.hierarchy)
+        let ch = coreDegree == ContractionHierarchy.defaultCoreDegree
+            ? try #require(prepared.hierarchy) : ContractionHierarchy(graph: g, coreDegree: coreDegree)
+        if coreDegree < ContractionHierarchy.defaultCoreDegree { #expect(ch.coreSize > 100) }
         let arcs = (0..<g.arcCount).filter { router.network.graph.arcTail[$0] >= 0 }
         var rng = SeededGenerator(seed: 44)
         func randomPlace() -> ArcPlace {

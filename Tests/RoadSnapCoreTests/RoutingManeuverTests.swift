@@ -7,10 +7,12 @@ struct Sketch {
     static let lat0 = 47.6, lon0 = -122.2
     var ways: [RoadWay] = []
     var exits: [Int64: String] = [:]
+    /// Where the sketch lies (Bellevue by default; London for left-hand traffic).
+    var origin = (Sketch.lat0, Sketch.lon0)
 
-    static func at(_ x: Double, _ y: Double) -> GeoCoordinate {
-        GeoCoordinate(uncheckedLatitude: lat0 + y / 111_320,
-                      longitude: lon0 + x / (111_320 * RSMath.cos(lat0 * Double.pi / 180)))
+    static func at(_ x: Double, _ y: Double, origin: (Double, Double) = (lat0, lon0)) -> GeoCoordinate {
+        GeoCoordinate(uncheckedLatitude: origin.0 + y / 111_320,
+                      longitude: origin.1 + x / (111_320 * RSMath.cos(origin.0 * Double.pi / 180)))
     }
 
     /// Stable key for a vertex, so exit numbers can be tagged on it.
@@ -22,7 +24,8 @@ struct Sketch {
     {
         let attrs = RoadAttributes(roadClass: cls, name: name, ref: ref, turnLanesForward: turnLanes,
                                    isRoundabout: roundabout, isToll: toll)
-        ways.append(RoadWay(sourceID: .number(Int64(ways.count + 1)), coordinates: points.map { Self.at($0.0, $0.1) },
+        ways.append(RoadWay(sourceID: .number(Int64(ways.count + 1)),
+                            coordinates: points.map { Self.at($0.0, $0.1, origin: origin) },
                             nodeKeys: points.map(Self.key), direction: oneway ? .forward : .both, attributes: attrs))
     }
 
@@ -191,6 +194,36 @@ func inner(_ s: [RouteStep]) -> [Maneuver] { s.dropFirst().dropLast().map(\.mane
         let back = try steps(r, wp(0, -150, heading: 0), wp(0, -180))
         #expect(back[1].roundaboutTurnNumber == 4)
         #expect(back[1].maneuver == .roundaboutUTurnCounterClockwise)
+    }
+
+    /// In London traffic keeps left: the ring is drawn clockwise, exits are counted clockwise, U-turns swing right.
+    @Test func leftHandTrafficRoundaboutAndUTurn() throws {
+        var s = Sketch()
+        s.origin = (51.5, -0.1)
+        let r = 20.0, d = 20.0 * 0.7071
+        s.road([(0, -r), (-d, -d), (-r, 0)], .tertiary, oneway: true, roundabout: true)
+        s.road([(-r, 0), (-d, d), (0, r)], .tertiary, oneway: true, roundabout: true)
+        s.road([(0, r), (d, d), (r, 0)], .tertiary, oneway: true, roundabout: true)
+        s.road([(r, 0), (d, -d), (0, -r)], .tertiary, oneway: true, roundabout: true)
+        s.road([(0, -200), (0, -r)], .tertiary, name: "South Road")
+        s.road([(r, 0), (200, 0)], .tertiary, name: "East Road")
+        s.road([(0, r), (0, 200)], .tertiary, name: "North Road")
+        s.road([(-r, 0), (-200, 0)], .tertiary, name: "West Road")
+        s.road([(0, -200), (-100, -200)], name: "Dead End")
+        let router = try s.router()
+        #expect(router.drivingSide == .left)
+        func london(_ x: Double, _ y: Double, heading: Double? = nil) -> Waypoint {
+            Waypoint(coordinate: Sketch.at(x, y, origin: s.origin), preferredHeading: heading)
+        }
+        let left = try steps(router, london(0, -150), london(-150, 0))
+        #expect(inner(left) == [.roundaboutLeftClockwise])
+        #expect(left[1].roundaboutTurnNumber == 1)
+        #expect(left[1].drivingSide == .left)
+        let right = try steps(router, london(0, -150), london(150, 0))
+        #expect(inner(right) == [.roundaboutRightClockwise])
+        #expect(right[1].roundaboutTurnNumber == 3)
+        let uTurn = try steps(router, london(-50, -200, heading: 270), london(-20, -200))
+        #expect(inner(uTurn) == [.turnUTurnClockwise])
     }
 
     @Test func ferryCrossing() throws {

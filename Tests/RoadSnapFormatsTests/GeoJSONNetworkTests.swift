@@ -69,3 +69,17 @@ import Testing
 extension Result {
     var failureValue: Failure? { if case let .failure(e) = self { return e } else { return nil } }
 }
+
+@Suite struct TimeFormattingTests {
+    /// Formatting agrees with Foundation's ISO 8601 formatter, and parsing it back gives the same instant.
+    @Test func iso8601MatchesFoundationAndRoundTrips() {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        // Fixed instants (epoch, the sample drive, a leap day, year 2100, before 1970) and a deterministic sweep.
+        for t in [0.0, 1_232_224_725, 951_782_400, 4_107_542_399, -86_400] + stride(from: -2_000_000_000.0, to: 4e9, by: 2_999_983.0) {
+            #expect(SnapOutput.isoTime(t) == f.string(from: Date(timeIntervalSince1970: t)))
+        }
+        #expect(SnapOutput.isoTime(1_232_224_725.25) == "2009-01-17T20:38:45.250Z")
+        #expect(SnapOutput.isoTime(1_232_224_725) == "2009-01-17T20:38:45Z")
+    }
+}

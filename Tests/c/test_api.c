@@ -12,6 +12,9 @@
 #include "track.h"
 
 static char map_path[4096], track_path[4096], geojson_path[4096], bad_map_path[4096];
+static char small_map_path[4096], small_track_path[4096];
+/* First and last fix of the small map's track, for routing from several threads. */
+static rs_waypoint small_ends[2];
 
 #define MAX_FIXES 4096
 static rs_fix fixes[MAX_FIXES];
@@ -424,10 +427,132 @@ static void test_match(rs_map *map) {
     CHECK_STATUS(rs_matcher_destroy(m), RS_E_INVALID_HANDLE);
 }
 
+static double ground_metres(double lat1, double lon1, double lat2, double lon2) {
+    double dlat = (lat2 - lat1) * 111132.95, dlon = (lon2 - lon1) * 111319.49 * cos(lat1 * M_PI / 180);
+    return sqrt(dlat * dlat + dlon * dlon);
+}
+
+static rs_waypoint waypoint_at(const rs_fix *f) {
+    rs_waypoint w = {f->latitude, f->longitude, NAN, 0, 0};
+    return w;
+}
+
+/* Routing on `map` between fixes f[0], f[n/2] and f[n-1] of a track on it. */
+static void test_route(rs_map *map, const rs_fix *f, long n_fixes, rs_router **out_router) {
+    rs_router *r = NULL;
+    CHECK_STATUS(rs_router_create(NULL, &r), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_router_create(map, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_router_create(map, &r), RS_OK);
+    *out_router = r;
+
+    const rs_fix *mid = &f[n_fixes / 2], *last = &f[n_fixes - 1];
+    rs_waypoint w[3] = {waypoint_at(&f[0]), waypoint_at(mid), waypoint_at(last)};
+    rs_route *route = (rs_route *)(uintptr_t)1;
+    rs_route_status rst = RS_ROUTE_INTERNAL_ERROR;
+    CHECK_STATUS(rs_router_route(r, w, 2, NULL, &rst, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_router_route((rs_router *)map, w, 2, NULL, &rst, &route), RS_E_INVALID_HANDLE);
+    CHECK(route == NULL);
+    CHECK_STATUS(rs_router_route(r, NULL, 2, NULL, &rst, &route), RS_E_NULL_ARGUMENT);
+
+    /* Every way a request can fail has its route status. */
+    CHECK_STATUS(rs_router_route(r, NULL, 0, NULL, &rst, &route), RS_E_NO_ROUTE);
+    CHECK(rst == RS_ROUTE_LOCATION_UNAVAILABLE && route == NULL);
+    CHECK_STATUS(rs_router_route(r, w, 1, NULL, &rst, &route), RS_E_NO_ROUTE);
+    CHECK(rst == RS_ROUTE_NO_WAYPOINTS);
+    rs_waypoint dup[2] = {w[0], w[0]};
+    CHECK_STATUS(rs_router_route(r, dup, 2, NULL, &rst, &route), RS_E_NO_ROUTE);
+    CHECK(rst == RS_ROUTE_DUPLICATE_WAYPOINTS);
+    CHECK_MESSAGE("waypoint 1");
+    rs_waypoint far[2] = {w[0], {0, 0, NAN, 0, 0}};
+    CHECK_STATUS(rs_router_route(r, far, 2, NULL, &rst, &route), RS_E_NO_ROUTE);
+    CHECK(rst == RS_ROUTE_WAYPOINT_ERROR);
+    CHECK_MESSAGE("waypoint 1");
+    rs_waypoint bad[2] = {{NAN, 0, NAN, 0, 0}, w[1]};
+    CHECK_STATUS(rs_router_route(r, bad, 2, NULL, NULL, &route), RS_E_NO_ROUTE);
+    CHECK_MESSAGE("waypoint 0");
+
+    /* The drive's start to its end through its middle: two legs, steps that add up, geometry as long as the leg. */
+    CHECK_STATUS(rs_router_route(r, w, 3, NULL, &rst, &route), RS_OK);
+    CHECK(rst == RS_ROUTE_OK && route != NULL);
+    rs_route_info info;
+    CHECK_STATUS(rs_route_get_info(route, &info), RS_OK);
+    CHECK(info.leg_count == 2);
+    CHECK(info.driving_side == RS_DRIVING_SIDE_RIGHT); /* Serbia, USA */
+    double legs = 0, legs_time = 0;
+    for (size_t leg = 0; leg < 2; leg++) {
+        rs_route_leg_info li;
+        CHECK_STATUS(rs_route_get_leg(route, leg, &li), RS_OK);
+        legs += li.distance;
+        legs_time += li.duration;
+        const rs_fix *a = leg == 0 ? &f[0] : mid, *b = leg == 0 ? mid : last;
+        CHECK(ground_metres(li.origin_latitude, li.origin_longitude, a->latitude, a->longitude) < 30);
+        CHECK(ground_metres(li.destination_latitude, li.destination_longitude, b->latitude, b->longitude) < 30);
+        CHECK(li.distance >= ground_metres(a->latitude, a->longitude, b->latitude, b->longitude));
+        CHECK(li.distance < 3 * ground_metres(a->latitude, a->longitude, b->latitude, b->longitude) + 500);
+        CHECK(li.duration > li.distance / 40.0 && li.duration < li.distance / 2.0); /* 7 to 144 km/h on average */
+        CHECK(li.step_count >= 2);
+        double steps = 0, steps_time = 0;
+        for (size_t k = 0; k < (size_t)li.step_count; k++) {
+            rs_route_step st;
+            CHECK_STATUS(rs_route_get_step(route, leg, k, &st), RS_OK);
+            steps += st.distance_from_previous;
+            steps_time += st.time_from_previous;
+            CHECK_NEAR(st.distance_from_leg_start, steps, 0.01);
+            CHECK(st.maneuver != NULL && strlen(st.maneuver) > 0);
+            if (k == 0) CHECK(strcmp(st.maneuver, "depart") == 0);
+            if (k + 1 == (size_t)li.step_count) CHECK(strncmp(st.maneuver, "destination", 11) == 0);
+            char text[256];
+            size_t len = 0;
+            CHECK_STATUS(rs_route_step_text(route, leg, k, RS_STEP_INSTRUCTION, text, sizeof text, &len), RS_OK);
+            CHECK(len > 5 && strlen(text) == len);
+            CHECK_STATUS(rs_route_step_text(route, leg, k, (rs_step_text)99, text, sizeof text, &len),
+                         RS_E_INVALID_ARGUMENT);
+            if (st.lane_count > 0) {
+                rs_lane lanes[32];
+                size_t n = 0;
+                CHECK_STATUS(rs_route_step_lanes(route, leg, k, lanes, 32, &n), RS_OK);
+                CHECK(n == (size_t)st.lane_count);
+                for (size_t j = 0; j < n; j++) CHECK((lanes[j].recommended & ~lanes[j].shapes) == 0 && lanes[j].shapes);
+            }
+        }
+        CHECK_NEAR(steps, li.distance, 0.5);
+        CHECK_NEAR(steps_time, li.duration, 0.5);
+        rs_route_step st;
+        CHECK_STATUS(rs_route_get_step(route, leg, (size_t)li.step_count, &st), RS_E_INVALID_ARGUMENT);
+        double *pts = malloc((size_t)li.point_count * 2 * sizeof *pts);
+        size_t n = 0;
+        CHECK_STATUS(rs_route_get_leg_geometry(route, leg, pts, (size_t)li.point_count, &n), RS_OK);
+        CHECK(n == (size_t)li.point_count);
+        double length = 0;
+        for (size_t j = 1; j < n; j++) length += ground_metres(pts[2 * j - 2], pts[2 * j - 1], pts[2 * j], pts[2 * j + 1]);
+        CHECK_NEAR(length, li.distance, 0.01 * li.distance + 1);
+        CHECK(ground_metres(pts[0], pts[1], li.origin_latitude, li.origin_longitude) < 1);
+        free(pts);
+    }
+    CHECK_NEAR(legs, info.distance, 1e-6);
+    CHECK_NEAR(legs_time, info.duration, 1e-6);
+    rs_route_leg_info li;
+    CHECK_STATUS(rs_route_get_leg(route, 2, &li), RS_E_INVALID_ARGUMENT);
+
+    /* Avoiding highways can only make the trip take longer. */
+    rs_route_options avoid = {1, 0, 1, 0};
+    rs_route *slow = NULL;
+    CHECK_STATUS(rs_router_route(r, w, 3, &avoid, &rst, &slow), RS_OK);
+    rs_route_info slow_info;
+    CHECK_STATUS(rs_route_get_info(slow, &slow_info), RS_OK);
+    CHECK(slow_info.duration >= info.duration - 1e-6);
+    CHECK_STATUS(rs_route_close(slow), RS_OK);
+    CHECK_STATUS(rs_route_close(route), RS_OK);
+    CHECK_STATUS(rs_route_close(route), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_route_get_info(route, &info), RS_E_INVALID_HANDLE);
+}
+
 /* Threads: each with its own snapper gets the same results as the main thread; one snapper shared by two
  * threads either works or says RS_E_BUSY, never both at once; each thread has its own error message. */
 typedef struct {
     rs_map *map;
+    rs_router *router;
+    double route_distance;
     rs_snapper *shared;
     const rs_snap_result *expected;
     int failures, busy, ok;
@@ -454,15 +579,80 @@ static void *thread_main(void *p) {
             a->failures++;
     }
     if (rs_snapper_destroy(own) != RS_OK) a->failures++;
+    /* One router, routes from both threads at once. */
+    for (int k = 0; k < 5; k++) {
+        rs_route *route = NULL;
+        rs_route_info info;
+        if (rs_router_route(a->router, small_ends, 2, NULL, NULL, &route) != RS_OK) { a->failures++; continue; }
+        if (rs_route_get_info(route, &info) != RS_OK || info.distance != a->route_distance) a->failures++;
+        if (rs_route_close(route) != RS_OK) a->failures++;
+    }
     return NULL;
 }
 
-static void test_threads(rs_map *map) {
+/* A small real extract (Novi Sad) with GraphHopper's issue-70 GPX track: the track read through rs_track_open,
+ * matched onto the streets GraphHopper's test expects, and routing (cheap enough here to run under valgrind). */
+static void test_small_map(rs_router **out_router, rs_map **out_map) {
+    rs_map *map = NULL;
+    rs_track *track = NULL;
+    CHECK_STATUS(rs_map_open(small_map_path, &map), RS_OK);
+    CHECK_STATUS(rs_track_open(small_track_path, &track), RS_OK);
+    rs_track_info ti;
+    CHECK_STATUS(rs_track_get_info(track, &ti), RS_OK);
+    CHECK(ti.fix_count == 17 && ti.skipped_count == 0 && ti.segment_count == 1);
+    rs_fix f[17];
+    size_t n = 0;
+    CHECK_STATUS(rs_track_get_fixes(track, 0, f, 17, &n), RS_OK);
+    CHECK(n == 17);
+    CHECK_STATUS(rs_track_get_fixes(track, 10, f + 10, 17, &n), RS_OK); /* fewer than asked at the end */
+    CHECK(n == 7);
+    CHECK_STATUS(rs_track_get_fixes(track, 18, f, 1, &n), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_track_close(track), RS_OK);
+
+    rs_matcher *m = NULL;
+    rs_match *match = NULL;
+    CHECK_STATUS(rs_matcher_create(map, NULL, &m), RS_OK);
+    CHECK_STATUS(rs_matcher_match(m, f, 17, NULL, &match), RS_OK);
+    rs_match_info info;
+    CHECK_STATUS(rs_match_get_info(match, &info), RS_OK);
+    CHECK(info.sub_match_count == 1);
+    int64_t edges[256];
+    size_t ne = 0;
+    CHECK_STATUS(rs_match_get_edges(match, 0, edges, 256, &ne), RS_OK);
+    /* Street names along the match, consecutive repeats collapsed (GraphHopper EXPECTATIONS.md, issue-70). */
+    const char *expected[] = {"Милана Видака", "Бранка Радичевића", "Здравка Челара"};
+    char names[8][128];
+    int count = 0;
+    for (size_t j = 0; j < ne; j++) {
+        char name[128];
+        CHECK_STATUS(rs_map_edge_name(map, edges[j], name, sizeof name, NULL), RS_OK);
+        if (name[0] == '\0' || (count > 0 && strcmp(names[count - 1], name) == 0)) continue;
+        if (count < 8) strcpy(names[count], name);
+        count++;
+    }
+    CHECK(count == 3);
+    for (int k = 0; k < 3 && k < count; k++) CHECK(strcmp(names[k], expected[k]) == 0);
+    CHECK_STATUS(rs_match_close(match), RS_OK);
+    CHECK_STATUS(rs_matcher_destroy(m), RS_OK);
+
+    test_route(map, f, 17, out_router);
+    small_ends[0] = waypoint_at(&f[0]);
+    small_ends[1] = waypoint_at(&f[16]);
+    *out_map = map;
+}
+
+static void test_threads(rs_map *map, rs_router *router) {
     rs_snapper *s = NULL;
+    rs_route *route = NULL;
+    rs_route_info route_info = {0};
+    CHECK_STATUS(rs_router_route(router, small_ends, 2, NULL, NULL, &route), RS_OK);
+    CHECK_STATUS(rs_route_get_info(route, &route_info), RS_OK);
+    CHECK_STATUS(rs_route_close(route), RS_OK);
     CHECK_STATUS(rs_snapper_create(map, 0, &s), RS_OK);
     static rs_snap_result expected[MAX_FIXES];
     CHECK_STATUS(rs_snapper_snap_batch(s, fixes, (size_t)fix_count, expected, NULL), RS_OK);
-    thread_arg args[2] = {{map, s, expected, 0, 0, 0}, {map, s, expected, 0, 0, 0}};
+    thread_arg args[2] = {{map, router, route_info.distance, s, expected, 0, 0, 0},
+                          {map, router, route_info.distance, s, expected, 0, 0, 0}};
     pthread_t t[2];
     for (int i = 0; i < 2; i++) CHECK(pthread_create(&t[i], NULL, thread_main, &args[i]) == 0);
     /* Meanwhile this thread's message is its own. */
@@ -486,6 +676,9 @@ int main(int argc, char **argv) {
     snprintf(map_path, sizeof map_path, "%s/Samples/bellevue-issue147.osm.gz", argv[1]);
     snprintf(track_path, sizeof track_path, "%s/Samples/newson-krumm-bellevue.csv", argv[1]);
     snprintf(geojson_path, sizeof geojson_path, "%s/Tests/c/Fixtures/two-roads.geojson", argv[1]);
+    snprintf(small_map_path, sizeof small_map_path, "%s/Tests/RoadSnapCoreTests/Fixtures/osm/issue-70.osm.gz", argv[1]);
+    snprintf(small_track_path, sizeof small_track_path, "%s/Tests/RoadSnapCoreTests/Fixtures/graphhopper/issue-70.gpx",
+             argv[1]);
     snprintf(bad_map_path, sizeof bad_map_path, "%s/Tests/c/Fixtures/not-a-map.osm", argv[1]);
     fix_count = read_sample_track(track_path, fixes, MAX_FIXES);
     if (fix_count != 1410) {
@@ -509,7 +702,12 @@ int main(int argc, char **argv) {
     test_stale_handles();
     test_geojson_map();
     test_match(map);
-    test_threads(map);
+    rs_router *router = NULL;
+    rs_map *small_map = NULL;
+    test_small_map(&router, &small_map);
+    test_threads(map, router);
+    CHECK_STATUS(rs_router_destroy(router), RS_OK);
+    CHECK_STATUS(rs_map_close(small_map), RS_OK);
     CHECK_STATUS(rs_map_close(map), RS_OK);
     CHECK(rs_open_handle_count() == 0); /* every handle made above was closed */
 

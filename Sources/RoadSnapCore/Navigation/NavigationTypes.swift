@@ -70,18 +70,6 @@ public struct RoadSnappedLocation: Hashable, Sendable {
     public var isOnRoad: Bool { edge != nil }
 }
 
-/// A destination of the navigator: where to go, with an optional title and preferred approach heading.
-public struct NavigationWaypoint: Hashable, Sendable {
-    public var coordinate: GeoCoordinate
-    public var title: String
-    /// Preferred heading (degrees) to approach or leave the waypoint with, nil for any.
-    public var preferredHeading: Double?
-
-    public init(coordinate: GeoCoordinate, title: String = "", preferredHeading: Double? = nil) {
-        self.coordinate = coordinate; self.title = title; self.preferredHeading = preferredHeading
-    }
-}
-
 /// Speed alert thresholds as a percentage over the speed limit (5 means 5% over), and how long the driver must stay
 /// over the major threshold before the severity is upgraded from minor to major.
 public struct SpeedAlertOptions: Hashable, Sendable {
@@ -111,4 +99,43 @@ public enum SpeedAlertUnits: String, Hashable, Sendable {
     case metric
     /// Minor from 5 mph over the limit, major from 10 mph over.
     case imperial
+}
+
+/// The turn-by-turn feed: where guidance stands, the next maneuver and what remains.
+public struct NavInfo: Hashable, Sendable {
+    public var navState: NavState
+    /// The next maneuver to make (only while en route).
+    public var currentStep: RouteStep?
+    /// The steps after the current one, to the end of the current leg.
+    public var remainingSteps: [RouteStep]
+    /// Whether the route changed since the previous nav info.
+    public var routeChanged: Bool
+    public var distanceToCurrentStepMeters: Double
+    public var timeToCurrentStepSeconds: Double
+    /// To the next destination (end of the current leg).
+    public var distanceToNextDestinationMeters: Double
+    public var timeToNextDestinationSeconds: Double
+    /// To the last destination (end of the route).
+    public var distanceToFinalDestinationMeters: Double
+    public var timeToFinalDestinationSeconds: Double
+
+    public init(navState: NavState, currentStep: RouteStep? = nil, remainingSteps: [RouteStep] = [],
+                routeChanged: Bool = false, distanceToCurrentStepMeters: Double = 0,
+                timeToCurrentStepSeconds: Double = 0, distanceToNextDestinationMeters: Double = 0,
+                timeToNextDestinationSeconds: Double = 0, distanceToFinalDestinationMeters: Double = 0,
+                timeToFinalDestinationSeconds: Double = 0)
+    {
+        self.navState = navState; self.currentStep = currentStep; self.remainingSteps = remainingSteps
+        self.routeChanged = routeChanged; self.distanceToCurrentStepMeters = distanceToCurrentStepMeters
+        self.timeToCurrentStepSeconds = timeToCurrentStepSeconds
+        self.distanceToNextDestinationMeters = distanceToNextDestinationMeters
+        self.timeToNextDestinationSeconds = timeToNextDestinationSeconds
+        self.distanceToFinalDestinationMeters = distanceToFinalDestinationMeters
+        self.timeToFinalDestinationSeconds = timeToFinalDestinationSeconds
+    }
+
+    /// Distance to the current step rounded for display.
+    public var roundedDistanceToCurrentStepMeters: Double { DisplayRounding.distance(distanceToCurrentStepMeters) }
+    /// Time to the final destination rounded to the minute (at least one) for display.
+    public var roundedTimeToFinalDestinationSeconds: Double { DisplayRounding.time(timeToFinalDestinationSeconds) }
 }

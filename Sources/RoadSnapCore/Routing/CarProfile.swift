@@ -42,15 +42,15 @@ public enum CarProfile {
     }
 }
 
-/// Bearings of every arc near its ends, and which edges sit on tiny disconnected islands. Built once per network.
+/// Bearings of every arc near its ends, and which edges connect to the main network. Built once per network.
 struct ArcGeometry: Sendable {
     /// Bearing leaving the arc's tail (towards a point ~15 m in) and arriving at its head.
     let startBearing: [Double]
     let endBearing: [Double]
-    /// Edges of weakly connected pieces with fewer than `islandEdgeLimit` edges (parking aisles cut off by the
-    /// extract, private courtyards): waypoints prefer other roads.
-    let onIsland: [Bool]
-    static let islandEdgeLimit = 30
+    /// Edges a route can leave into / arrive from the main network (the biggest strongly connected component):
+    /// waypoints prefer them over fragments cut off by the extract or by one-ways, as OSRM does.
+    let startsOnMain: [Bool]
+    let endsOnMain: [Bool]
     static let bearingReach = 15.0
 
     init(network: RoadNetwork) {
@@ -69,20 +69,71 @@ struct ArcGeometry: Sendable {
             end[2 * e + 1] = localBearing(from: nearStart, to: first)
         }
         startBearing = start; endBearing = end
-        // Union-find over nodes.
-        var parent = Array(0..<network.nodes.count)
-        func find(_ x: Int) -> Int {
-            var x = x
-            while parent[x] != x { parent[x] = parent[parent[x]]; x = parent[x] }
-            return x
+        // Strongly connected components of the directed node graph (iterative Tarjan).
+        let g = network.graph
+        let nodeCount = network.nodes.count
+        var index = [Int32](repeating: -1, count: nodeCount), low = [Int32](repeating: 0, count: nodeCount)
+        var onStack = [Bool](repeating: false, count: nodeCount)
+        var component = [Int32](repeating: -1, count: nodeCount)
+        var componentSize: [Int] = []
+        var stack: [Int32] = [], frames: [(node: Int32, next: Int32)] = []
+        var counter: Int32 = 0
+        for root in 0..<nodeCount where index[root] < 0 {
+            frames.append((Int32(root), g.outStart[root]))
+            index[root] = counter; low[root] = counter; counter += 1
+            stack.append(Int32(root)); onStack[root] = true
+            while let top = frames.last {
+                let v = Int(top.node)
+                if top.next < g.outStart[v + 1] {
+                    frames[frames.count - 1].next += 1
+                    let w = Int(g.arcHead[Int(g.outArcs[Int(top.next)])])
+                    if index[w] < 0 {
+                        index[w] = counter; low[w] = counter; counter += 1
+                        stack.append(Int32(w)); onStack[w] = true
+                        frames.append((Int32(w), g.outStart[w]))
+                    } else if onStack[w] {
+                        low[v] = min(low[v], index[w])
+                    }
+                    continue
+                }
+                frames.removeLast()
+                if let parent = frames.last { low[Int(parent.node)] = min(low[Int(parent.node)], low[v]) }
+                if low[v] == index[v] {
+                    let id = Int32(componentSize.count)
+                    var size = 0
+                    while let x = stack.popLast() {
+                        onStack[Int(x)] = false; component[Int(x)] = id; size += 1
+                        if Int(x) == v { break }
+                    }
+                    componentSize.append(size)
+                }
+            }
         }
-        for edge in network.edges {
-            let a = find(edge.fromNode), b = find(edge.toNode)
-            if a != b { parent[a] = b }
+        // The main network: the biggest component. A route can start on an edge whose exit leads into it, and end
+        // on an edge whose entry is reached from it (a one-way road leaving the extract is a fine destination).
+        var main = 0
+        for (c, size) in componentSize.enumerated() where size > componentSize[main] { main = c }
+        func flood(forward: Bool) -> [Bool] {
+            var seen = (0..<nodeCount).map { component[$0] == Int32(main) }
+            var queue = (0..<nodeCount).filter { seen[$0] }
+            while let v = queue.popLast() {
+                let range = forward ? Int(g.outStart[v])..<Int(g.outStart[v + 1]) : Int(g.inStart[v])..<Int(g.inStart[v + 1])
+                for k in range {
+                    let w = Int(forward ? g.arcHead[Int(g.outArcs[k])] : g.arcTail[Int(g.inArcs[k])])
+                    if !seen[w] { seen[w] = true; queue.append(w) }
+                }
+            }
+            return seen
         }
-        var size: [Int: Int] = [:]
-        for edge in network.edges { size[find(edge.fromNode), default: 0] += 1 }
-        onIsland = network.edges.map { (size[find($0.fromNode)] ?? 0) < Self.islandEdgeLimit }
+        let fromMain = flood(forward: true), toMain = flood(forward: false)
+        func exits(_ e: RoadEdge) -> Bool {
+            (e.allows(forward: true) && toMain[e.toNode]) || (e.allows(forward: false) && toMain[e.fromNode])
+        }
+        func entries(_ e: RoadEdge) -> Bool {
+            (e.allows(forward: true) && fromMain[e.fromNode]) || (e.allows(forward: false) && fromMain[e.toNode])
+        }
+        startsOnMain = network.edges.map(exits)
+        endsOnMain = network.edges.map(entries)
     }
 
     /// Signed turn angle from arriving on `a` to leaving on `b`, degrees in (-180, 180], positive to the right.

@@ -21,12 +21,20 @@ final class ContractionHierarchy: Sendable {
     let linkSecond: [Int32]
     /// Number of shortcuts added.
     let shortcutCount: Int
+    /// Nodes left uncontracted (searched by plain bidirectional Dijkstra).
+    let coreSize: Int
+    /// Default `coreDegree`.
+    static let defaultCoreDegree = 64
 
     /// Witness searches stop after this many settled nodes (while ordering, and while contracting).
     static let simulationSettleLimit = 60
     static let contractionSettleLimit = 400
+    /// Neighbours with at most this many in x out links get their priority recomputed right after a contraction.
+    static let eagerUpdateLimit = 16
 
-    init(graph g: TurnGraph) {
+    /// `coreDegree`: contraction stops when the cheapest node left has more links than this; the nodes left form
+    /// a core searched by plain bidirectional Dijkstra (bounds preprocessing on grid-like city centres).
+    init(graph g: TurnGraph, coreDegree: Int = ContractionHierarchy.defaultCoreDegree) {
         let n = g.arcCount
         nodeCount = n
         var head: [Int32] = [], tail: [Int32] = [], cost: [Int32] = [], first: [Int32] = [], second: [Int32] = []
@@ -110,6 +118,7 @@ final class ContractionHierarchy: Sendable {
                 queue.push(fresh, v32)
                 continue
             }
+            if inL[v].count + outL[v].count > coreDegree { break }
             // Contract v.
             needed(v, limit: Self.contractionSettleLimit, into: &scratch)
             contracted[v] = true
@@ -144,11 +153,19 @@ final class ContractionHierarchy: Sendable {
             for x in neighbours where !contracted[x] {
                 deleted[x] += 1
                 level[x] = max(level[x], level[v] + 1)
-                let np = priority(x)
+                // Small neighbourhoods are re-simulated now; big ones lazily when popped (simulations dominate
+                // preprocessing where the graph gets dense).
+                let np = inL[x].count * outL[x].count <= Self.eagerUpdateLimit ? priority(x) : current[x] + 2
                 if np != current[x] { current[x] = np; queue.push(np, Int32(x)) }
             }
         }
         _ = rank
+        // The core: every node left keeps all its links in both search directions.
+        var core = 0
+        for v in 0..<n where !contracted[v] {
+            upOf[v] = outL[v]; downOf[v] = inL[v]; core += 1
+        }
+        coreSize = core
         // Flatten.
         var us: [Int32] = [0], ut: [Int32] = [], uc: [Int32] = [], ul: [Int32] = []
         var ds: [Int32] = [0], dsrc: [Int32] = [], dc: [Int32] = [], dl: [Int32] = []

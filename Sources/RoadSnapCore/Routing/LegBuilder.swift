@@ -28,6 +28,9 @@ struct LegBuilder {
             along += abs(end - start)
         }
         let duration = segments.reduce(0) { $0 + $1.duration }
+        // The snapped ends as the geometry has them (interpolated on the shape), so both agree exactly.
+        var from = from, to = to
+        from.snapped = geo[0]; to.snapped = geo[geo.count - 1]
         let steps = StepBuilder(leg: self, segments: segments, from: from, to: to).steps()
         return RouteLeg(origin: origin, destination: destination, snappedOrigin: from.snapped,
                         snappedDestination: to.snapped, geometry: geo, distance: along, duration: duration,
@@ -100,6 +103,9 @@ struct StepBuilder {
         var towards: String?
     }
 
+    /// Name changes closer than this (metres) to the previous or next step are not announced.
+    static let nameChangeGap = 40.0
+
     func steps() -> [RouteStep] {
         let arcs = segments.map(\.arc)
         var pending: [Pending] = []
@@ -134,7 +140,24 @@ struct StepBuilder {
             if let p = junction(arcs, at: i) { pending.append(p) }
             i += 1
         }
-        return write(pending, arcs: arcs)
+        // Name changes right next to another step (a short tunnel or bridge name) are noise.
+        let at = { (k: Int) -> Double in self.segments[k].distanceFromLegStart }
+        let total = segments.last.map { $0.distanceFromLegStart + $0.distance } ?? 0
+        // And one back to the name last announced is no change at all.
+        var kept: [Pending] = []
+        var announced = leg.simpleName(arcs[0])
+        for (k, p) in pending.enumerated() {
+            let name = leg.simpleName(arcs[p.segment])
+            if p.maneuver == .nameChange {
+                let before = kept.last.map { at($0.segment) } ?? 0
+                let after = k + 1 < pending.count ? at(pending[k + 1].segment) : total
+                if at(p.segment) - before < Self.nameChangeGap || after - at(p.segment) < Self.nameChangeGap
+                    || name == announced { continue }
+            }
+            announced = name
+            kept.append(p)
+        }
+        return write(kept, arcs: arcs)
     }
 
     /// Number of the exit taken: ring nodes passed with a road leaving the ring, counting the exit's own node.
@@ -218,14 +241,17 @@ struct StepBuilder {
                            towards: rb.destination)
         }
         let renamed = leg.simpleName(a) != leg.simpleName(b)
+        let unnamedAhead = leg.simpleName(b).isEmpty
         if others.isEmpty {
             if !renamed { return nil }
             if abs(angle) >= 50 { return Pending(segment: i, maneuver: .turn(dir, side: side), turn: dir, lanes: lanes) }
-            return Pending(segment: i, maneuver: .nameChange, turn: nil)
+            return unnamedAhead ? nil : Pending(segment: i, maneuver: .nameChange, turn: nil)
         }
         if dir == .straight {
-            return renamed ? Pending(segment: i, maneuver: .straight, turn: .straight, lanes: lanes) : nil
+            return renamed && !unnamedAhead ? Pending(segment: i, maneuver: .straight, turn: .straight, lanes: lanes) : nil
         }
+        // A slight bend that stays on the same named road, no other branch near it: obvious, no instruction.
+        if !renamed, !unnamedAhead, dir == .slightLeft || dir == .slightRight { return nil }
         return Pending(segment: i, maneuver: .turn(dir, side: side), turn: dir, lanes: lanes)
     }
 
@@ -251,7 +277,8 @@ struct StepBuilder {
         case .uTurn: want = [[.uTurnLeft, .uTurnRight], [.sharpLeft, .sharpRight]]
         }
         var chosen: Set<LaneShape> = []
-        for tier in want where chosen.isEmpty {
+        // Unmarked lanes (`none`, empty) are the fallback: they go wherever the marked lanes do not.
+        for tier in want + [[.unknown]] where chosen.isEmpty {
             if parsed.contains(where: { $0.contains(where: tier.contains) }) { chosen = Set(tier) }
         }
         var lanes = parsed.map { shapes in

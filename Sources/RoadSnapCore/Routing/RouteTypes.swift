@@ -246,7 +246,8 @@ public struct RouteStep: Hashable, Sendable {
     public var exitNumber: String?
     /// Roundabout exit to take (1 = first), -1 when not a roundabout.
     public var roundaboutTurnNumber: Int
-    /// Index of the leg segment the maneuver leads onto (the segment arriving at the destination for the last step).
+    /// Index of the leg segment the maneuver leads onto: for roundabouts the one leaving the ring (the step's location
+    /// and distances are at the ring's entry); for the destination step the last segment.
     public var segmentIndex: Int
     /// Distance to show for the stretch up to this step, rounded as navigation displays do.
     public var roundedDistanceFromPreviousStep: Double { DisplayRounding.distance(distanceFromPreviousStep) }

@@ -19,6 +19,36 @@ enum TrackTime {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// Civil UTC date (year, month, day) of a day count since 1970-01-01 (inverse of `daysSinceEpoch`).
+    static func civilDate(daysSinceEpoch days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Seconds since the epoch as ISO 8601 UTC (`2009-01-17T20:45:25Z`; milliseconds kept when present).
+    static func iso8601(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "" }
+        let millis = Int64((seconds * 1000).rounded())
+        var days = Int(millis / 86_400_000)
+        var ms = Int(millis % 86_400_000)
+        if ms < 0 { ms += 86_400_000; days -= 1 }
+        let (y, mo, d) = civilDate(daysSinceEpoch: days)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        var text = "\(y)-\(two(mo))-\(two(d))T\(two(ms / 3_600_000)):\(two(ms / 60_000 % 60)):\(two(ms / 1000 % 60))"
+        if ms % 1000 != 0 {
+            let f = ms % 1000
+            text += f < 10 ? ".00\(f)" : (f < 100 ? ".0\(f)" : ".\(f)")
+        }
+        return text + "Z"
+    }
+
     /// Parses an ISO 8601 date-time (see the type's note); nil when it is not one.
     static func parseISO8601<S: StringProtocol>(_ text: S) -> Double? {
         var p = Scanner(Array(text.utf8))

@@ -1,0 +1,49 @@
+/// Receives the navigator's events on the session's listener queue. Every method has a default that does
+/// nothing, so a listener implements only what it needs. Listeners are held weakly.
+public protocol NavigatorListener: AnyObject {
+    /// The driver reached a destination (within the navigator's arrival radius); fires once per waypoint.
+    func navigator(_ navigator: Navigator, didArriveAt waypoint: Waypoint)
+    /// The route changed: destinations set, cleared or advanced, or a new route after leaving the old one.
+    func navigatorDidChangeRoute(_ navigator: Navigator)
+    /// Seconds to the next destination, when changed by at least the time update threshold.
+    func navigator(_ navigator: Navigator, didUpdateRemainingTime time: Double)
+    /// Metres to the next destination, when changed by at least the distance update threshold.
+    func navigator(_ navigator: Navigator, didUpdateRemainingDistance distance: Double)
+    /// The traffic delay category to the next destination changed.
+    func navigator(_ navigator: Navigator, didUpdate delayCategory: DelayCategory)
+    /// The lighting suggested by the sun's elevation changed.
+    func navigator(_ navigator: Navigator, didChangeSuggestedLightingMode lightingMode: LightingMode)
+    /// Percentage over the speed limit changed (0 = not speeding, -1 = unknown speed or limit).
+    func navigator(_ navigator: Navigator, didUpdateSpeedingPercentage percentageAboveLimit: Double)
+    /// The speed alert severity changed, with the current speeding percentage.
+    func navigator(_ navigator: Navigator, didUpdate speedAlertSeverity: SpeedAlertSeverity,
+                   speedingPercentage: Double)
+    /// The turn-by-turn feed moved on.
+    func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo)
+}
+
+extension NavigatorListener {
+    public func navigator(_ navigator: Navigator, didArriveAt waypoint: Waypoint) {}
+    public func navigatorDidChangeRoute(_ navigator: Navigator) {}
+    public func navigator(_ navigator: Navigator, didUpdateRemainingTime time: Double) {}
+    public func navigator(_ navigator: Navigator, didUpdateRemainingDistance distance: Double) {}
+    public func navigator(_ navigator: Navigator, didUpdate delayCategory: DelayCategory) {}
+    public func navigator(_ navigator: Navigator, didChangeSuggestedLightingMode lightingMode: LightingMode) {}
+    public func navigator(_ navigator: Navigator, didUpdateSpeedingPercentage percentageAboveLimit: Double) {}
+    public func navigator(_ navigator: Navigator, didUpdate speedAlertSeverity: SpeedAlertSeverity,
+                          speedingPercentage: Double) {}
+    public func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) {}
+}
+
+/// Receives road-snapped locations on the session's listener queue (held weakly).
+public protocol RoadSnappedLocationProviderListener: AnyObject {
+    /// One road-snapped location per raw fix while the provider is updating.
+    func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation)
+}
+
+/// A weak reference to a listener.
+struct WeakListener<T> {
+    weak var object: AnyObject?
+    init(_ listener: T) { object = listener as AnyObject }
+    var value: T? { object as? T }
+}

@@ -1,0 +1,176 @@
+/// Where a road-snapped location lies along a leg: the segment, metres and seconds from the leg's start.
+struct LegPosition: Hashable, Sendable {
+    var segment: Int
+    var distanceAlong: Double
+    var timeAlong: Double
+}
+
+/// Progress tracking on one leg of a route: finds the location's place on the leg's segments (searching forward
+/// from the last place, so that loops through the same edge are taken in order) and what remains.
+struct LegTracker {
+    let leg: RouteLeg
+    /// Seconds from the leg start to each segment's start; one more entry for the leg's end.
+    let timeAtSegment: [Double]
+    /// Arcs of the leg, flagged per arc id, for route-biased matching.
+    private(set) var position: LegPosition?
+
+    init(leg: RouteLeg) {
+        self.leg = leg
+        var times: [Double] = [0]
+        times.reserveCapacity(leg.segments.count + 1)
+        for s in leg.segments { times.append(times[times.count - 1] + s.duration) }
+        timeAtSegment = times
+    }
+
+    /// Places an on-road location (edge, direction, offset) on the leg, looking from the last place up to
+    /// `lookahead` segments ahead (and one behind). Nil when the location is not on the leg there.
+    mutating func locate(edge: Int, isForward: Bool, offset: Double, lookahead: Int = 40,
+                         tolerance: Double = 10) -> LegPosition?
+    {
+        let arc = RoadGraph.arc(edge: edge, forward: isForward)
+        let start = max(0, (position?.segment ?? 0) - 1)
+        let end = position == nil ? leg.segments.count : min(leg.segments.count, start + lookahead)
+        var k = start
+        while k < end {
+            let s = leg.segments[k]
+            if s.arc == arc {
+                let lo = min(s.fromOffset, s.toOffset) - tolerance, hi = max(s.fromOffset, s.toOffset) + tolerance
+                if offset >= lo, offset <= hi {
+                    let into = min(s.distance, max(0, isForward ? offset - s.fromOffset : s.fromOffset - offset))
+                    let fraction = s.distance > 0 ? into / s.distance : 1
+                    let p = LegPosition(segment: k, distanceAlong: s.distanceFromLegStart + into,
+                                        timeAlong: timeAtSegment[k] + fraction * s.duration)
+                    // Never step backwards along the leg by more than the tolerance (GPS noise at a standstill).
+                    if let old = position, p.distanceAlong < old.distanceAlong - tolerance, k <= old.segment {
+                        k += 1
+                        continue
+                    }
+                    position = p
+                    return p
+                }
+            }
+            k += 1
+        }
+        return nil
+    }
+
+    /// Forgets the place (a new leg or route).
+    mutating func reset() { position = nil }
+
+    var remainingDistance: Double { max(0, leg.distance - (position?.distanceAlong ?? 0)) }
+    var remainingTime: Double { max(0, leg.duration - (position?.timeAlong ?? 0)) }
+
+    /// Index of the next maneuver ahead: the first step beyond the position (the destination step at the end).
+    var currentStepIndex: Int {
+        let along = position?.distanceAlong ?? 0
+        for (i, s) in leg.steps.enumerated() where s.distanceFromLegStart > along + 0.5 { return i }
+        return max(0, leg.steps.count - 1)
+    }
+
+    /// Metres from the location to the nearest point of the leg's segments near the current place, in the
+    /// network's local frame; `window` segments ahead are examined.
+    func distanceToLeg(_ p: LocalPoint, network: RoadNetwork, window: Int = 30) -> Double {
+        guard !leg.segments.isEmpty else { return .infinity }
+        let first = max(0, (position?.segment ?? 0) - 2)
+        let last = min(leg.segments.count, first + window)
+        var best = Double.infinity
+        for k in first..<last {
+            let e = leg.segments[k].edge
+            let pts = network.localGeometry(ofEdge: e)
+            var i = pts.startIndex
+            while i + 1 < pts.endIndex {
+                best = min(best, pointSegmentDistance(p, pts[i], pts[i + 1]))
+                i += 1
+            }
+        }
+        return best
+    }
+}
+
+/// Distance from `p` to the segment `a`-`b` in a metric frame.
+@inline(__always)
+func pointSegmentDistance(_ p: LocalPoint, _ a: LocalPoint, _ b: LocalPoint) -> Double {
+    let dx = b.x - a.x, dy = b.y - a.y
+    let len2 = dx * dx + dy * dy
+    var t = len2 > 0 ? ((p.x - a.x) * dx + (p.y - a.y) * dy) / len2 : 0
+    t = max(0, min(1, t))
+    let x = a.x + t * dx - p.x, y = a.y + t * dy - p.y
+    return (x * x + y * y).squareRoot()
+}
+
+/// The local-frame polyline of a leg, with cumulative distance and the speed (m/s) of each piece: what the
+/// simulator drives along.
+struct SimulationPath {
+    var points: [LocalPoint] = []
+    /// Metres from the start to each point.
+    var along: [Double] = []
+    /// Speed on the piece from point i to i + 1, m/s.
+    var speeds: [Double] = []
+
+    var length: Double { along.last ?? 0 }
+
+    init() {}
+
+    /// The path along the legs' segments; each segment's speed is its distance over its duration.
+    init<C: Collection>(legs: C, network: RoadNetwork) where C.Element == RouteLeg {
+        for s in legs.lazy.flatMap(\.segments) {
+            let speed = s.duration > 0 && s.distance > 0 ? s.distance / s.duration : 10
+            let piece = SimulationPath.slice(network: network, edge: s.edge, from: s.fromOffset, to: s.toOffset)
+            for (i, p) in piece.enumerated() {
+                if i == 0, let last = points.last, (last.x - p.x) * (last.x - p.x) + (last.y - p.y) * (last.y - p.y) < 1e-6 {
+                    continue
+                }
+                append(p, speed: speed)
+            }
+            if !speeds.isEmpty { speeds[speeds.count - 1] = speed }
+        }
+        if points.count == 1 { append(points[0], speed: 0) }
+    }
+
+    private mutating func append(_ p: LocalPoint, speed: Double) {
+        if let last = points.last {
+            let d = ((p.x - last.x) * (p.x - last.x) + (p.y - last.y) * (p.y - last.y)).squareRoot()
+            along.append(along[along.count - 1] + d)
+            speeds.append(speed)
+        } else {
+            along.append(0)
+        }
+        points.append(p)
+    }
+
+    /// Points of edge `e` from offset `from` to offset `to` (reversed when `from > to`), local frame.
+    static func slice(network: RoadNetwork, edge e: Int, from: Double, to: Double) -> [LocalPoint] {
+        let lo = min(from, to), hi = max(from, to)
+        let pts = network.localGeometry(ofEdge: e)
+        var out = [network.localPoint(onEdge: e, offset: lo)]
+        var acc = 0.0
+        var i = pts.startIndex
+        while i + 1 < pts.endIndex {
+            let a = pts[i], b = pts[i + 1]
+            acc += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if acc > lo, acc < hi { out.append(b) }
+            i += 1
+        }
+        out.append(network.localPoint(onEdge: e, offset: hi))
+        return from <= to ? out : out.reversed()
+    }
+
+    /// Position, course (degrees) and speed (m/s) at `d` metres along.
+    func state(at d: Double) -> (point: LocalPoint, course: Double, speed: Double) {
+        guard points.count >= 2 else { return (points.first ?? LocalPoint(x: 0, y: 0), 0, 0) }
+        let target = max(0, min(d, length))
+        var lo = 0, hi = along.count - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if along[mid] <= target { lo = mid } else { hi = mid }
+        }
+        // Skip zero-length pieces for the course.
+        var k = lo
+        while k + 1 < points.count - 1, along[k + 1] - along[k] < 1e-6 { k += 1 }
+        let a = points[k], b = points[k + 1]
+        let len = along[k + 1] - along[k]
+        let t = len > 0 ? (target - along[k]) / len : 0
+        let p = LocalPoint(x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y))
+        return (p, localBearing(from: a, to: b), speeds[k])
+    }
+}

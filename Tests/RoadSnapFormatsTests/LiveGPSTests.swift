@@ -1,0 +1,134 @@
+import Foundation
+import RoadSnapCore
+import RoadSnapFormats
+import Testing
+
+@Suite struct LiveGPSTests {
+    /// The drive as NMEA 0183 (made from `drive` by `Fixtures/gpsd/make_nmea.py`).
+    static let nmeaLog = FixturePaths.fixture("gpsd/newson-krumm-bellevue.nmea")
+    static let drive = FixturePaths.sample("newson-krumm-bellevue.csv")
+
+    @Test func parsesGPSDReports() throws {
+        let tpv = #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2009-01-17T20:46:04.000Z","ept":0.005,"lat":47.577133333,"lon":-122.1136,"altHAE":41.5,"track":165.8,"speed":15.294,"eph":19.0}"#
+        let fix = try #require(GPSDClient.fix(fromReport: tpv))
+        #expect(fix.time == 1_232_225_164)
+        #expect(fix.coordinate.latitude == 47.577133333)
+        #expect(fix.course == 165.8)
+        #expect(fix.speed == 15.294)
+        #expect(fix.altitude == 41.5)
+        #expect(fix.horizontalAccuracy == 19)
+        // No fix yet, other classes, and 2D fixes without altitude.
+        #expect(GPSDClient.fix(fromReport: #"{"class":"TPV","mode":1,"time":"2009-01-17T20:46:04.000Z"}"#) == nil)
+        #expect(GPSDClient.fix(fromReport: #"{"class":"SKY","satellites":[]}"#) == nil)
+        #expect(GPSDClient.fix(fromReport: "not json") == nil)
+        let twoD = try #require(GPSDClient.fix(fromReport: #"{"class":"TPV","mode":2,"lat":1.5,"lon":2.5,"alt":9}"#))
+        #expect(twoD.altitude == nil)
+        #expect(twoD.time == nil)
+        #expect(try GPSDClient.endpoint("127.0.0.1:2948") == ("127.0.0.1", 2948))
+        #expect(try GPSDClient.endpoint("gps.local") == ("gps.local", 2947))
+        #expect(throws: RoadSnapError.self) { try GPSDClient.endpoint("host:notaport") }
+    }
+
+    @Test func trafficFeedFormatAndErrors() throws {
+        let feed = try TrafficFeedReader.parse("way_id,speed_kmh\n# comment\n4402349,22.5\n\n123;40\n", name: "t.csv")
+        #expect(feed.speedsKmh == [4_402_349: 22.5, 123: 40])
+        for bad in ["way_id,speed_kmh\n12,fast\n", "1\n", "x1,2\n3,4\nabc,5\n", "5,-1\n"] {
+            #expect(throws: RoadSnapError.self) { try TrafficFeedReader.parse(bad, name: "bad.csv") }
+        }
+        do {
+            _ = try TrafficFeedReader.parse("way_id,speed_kmh\n12,fast\n", name: "bad.csv")
+        } catch {
+            #expect(error.description.contains("bad.csv:2"))
+        }
+        #expect(throws: RoadSnapError.self) { try TrafficFeedReader.read(path: "/nonexistent/feed.csv") }
+    }
+
+    @Test func replayKeepsOrderAndPace() throws {
+        let track = try TrackReader.read(path: Self.drive)
+        let fast = try TrackReplay(track: track, speedup: .infinity)
+        var n = 0
+        while let fix = try fast.nextFix() {
+            #expect(fix == track.fixes[n])
+            n += 1
+        }
+        #expect(n == track.fixes.count)
+        // 11 fixes 1 s apart at 50x take at least 10/50 s of wall time.
+        let short = Track(name: "short", fixes: Array(track.fixes.prefix(11)))
+        let paced = try TrackReplay(track: short, speedup: 50)
+        let start = Date()
+        while try paced.nextFix() != nil {}
+        #expect(Date().timeIntervalSince(start) >= 0.19)
+        #expect(throws: RoadSnapError.self) { try TrackReplay(track: short, speedup: 0) }
+    }
+
+    /// A free TCP port on the loopback interface.
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+        }
+        guard bound == 0 else { throw RoadSnapError.internalError("cannot bind a free port") }
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+
+    /// Debian's gpsd fed by gpsfake with the NMEA log of the real drive; the client must read the drive back.
+    /// gpsd 3.22 applies GPS week-rollover compensation to dates before its release, so the 2009 times come back
+    /// exactly 1024 weeks later; positions are unchanged.
+    @Test(.timeLimit(.minutes(1))) func readsARealDriveFromGpsdFedByGpsfake() throws {
+        let gpsfake = "/usr/bin/gpsfake"
+        #expect(FileManager.default.isExecutableFile(atPath: gpsfake), "gpsfake missing: install Debian's gpsd-clients (make deps)")
+        let port = try Self.freePort()
+        // Foundation starts the child as its own process group leader, so gpsfake and the gpsd it starts can be
+        // stopped together through the group.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gpsfake)
+        process.arguments = ["-1", "-q", "-c", "0.01", "-P", String(port), Self.nmeaLog]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(-process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        let client = GPSDClient(host: "127.0.0.1", port: port, readTimeout: 20)
+        // gpsfake needs a moment to start its gpsd: retry the connection for up to 15 s.
+        var connected = false
+        for _ in 0..<150 {
+            if (try? client.connect()) != nil { connected = true; break }
+            usleep(100_000)
+        }
+        try #require(connected, "could not connect to the gpsd started by gpsfake on port \(port)")
+        let csv = try TrackReader.read(path: Self.drive)
+        var byTime: [Double: Int] = [:]
+        for (i, f) in csv.fixes.enumerated() { if let t = f.time { byTime[t] = i } }
+        let rollover = 1024.0 * 7 * 86400
+        var received = 0, untimed = 0
+        var lastIndex = -1
+        while received < 300, let fix = try client.nextFix() {
+            // gpsd reports a cycle's GGA position before the RMC that dates it; those reports carry no time.
+            guard let t = fix.time else {
+                untimed += 1
+                continue
+            }
+            let index = try #require(byTime[t - rollover], "gpsd reported a time not in the drive: \(t)")
+            let expected = csv.fixes[index]
+            #expect(abs(fix.coordinate.latitude - expected.coordinate.latitude) < 1e-6)
+            #expect(abs(fix.coordinate.longitude - expected.coordinate.longitude) < 1e-6)
+            #expect(index > lastIndex)
+            #expect(fix.speed != nil && fix.course != nil)
+            lastIndex = index
+            received += 1
+        }
+        #expect(received == 300)
+        #expect(untimed < 30)
+    }
+}
