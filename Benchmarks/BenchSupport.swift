@@ -1,3 +1,5 @@
+import RoadSnapCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -59,3 +61,6 @@ func fmt(_ v: Double, _ digits: Int = 0, width: Int = 10) -> String {
 
 /// Path of a file in the repository (benchmarks run from the package root).
 func repoPath(_ relative: String) -> String { relative }
+
+/// Deterministic random numbers for repeatable workloads.
+typealias SplitMix = SplitMix64

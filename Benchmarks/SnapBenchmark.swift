@@ -10,7 +10,7 @@ enum SnapBenchmark {
         let track = try TrackReader.read(path: repoPath("Samples/newson-krumm-bellevue.csv"))
         let snapper = try Snapper(network: network)
         print("map: Samples/bellevue-issue147.osm.gz  \(network.edges.count) edges, \(network.index.segmentCount) segments, \(network.index.cachedCellCount) cached cells")
-        var rng = SplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         let b = network.bounds
         var randomLat: [Double] = [], randomLon: [Double] = []
         for _ in 0..<100_000 {
@@ -82,18 +82,4 @@ func snapAll(_ query: SegmentQuery, _ xs: [Double], _ ys: [Double], radius: Doub
 
 extension String {
     func padded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-}
-
-/// Deterministic random numbers for repeatable workloads.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

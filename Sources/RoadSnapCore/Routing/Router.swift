@@ -60,7 +60,8 @@ public final class Router: Sendable {
         defer { snappers.withLock { $0.append(snapper) } }
         var placed: [PlacedWaypoint] = []
         for (i, w) in waypoints.enumerated() {
-            guard let p = place(w, snapper: snapper.snapper, isOrigin: i == 0) else {
+            guard let p = place(w, snapper: snapper.snapper, isOrigin: i == 0, isDestination: i > 0,
+                                continuesAfter: i + 1 < waypoints.count) else {
                 return RouteResult(status: .waypointError,
                                    message: "waypoint \(i) (\(w.coordinate.latitude),\(w.coordinate.longitude)) "
                                        + "has no road within \(Int(waypointRadius)) m", waypointIndex: i)
@@ -136,18 +137,25 @@ public final class Router: Sendable {
 
     /// Places a waypoint on the nearest suitable road: arcs matching its heading (and, for destinations, its side
     /// of the road) are preferred; roads on tiny islands are used only when nothing else is near.
-    func place(_ w: Waypoint, snapper: Snapper, isOrigin: Bool) -> PlacedWaypoint? {
+    /// A via waypoint (`continuesAfter` and not the origin) must be both reachable and left again.
+    func place(_ w: Waypoint, snapper: Snapper, isOrigin: Bool, isDestination: Bool? = nil,
+               continuesAfter: Bool = false) -> PlacedWaypoint?
+    {
         var cands = snapper.candidates(near: w.coordinate, radius: min(waypointRadius, network.index.cacheRadius))
         if cands.isEmpty, waypointRadius > network.index.cacheRadius {
             cands = snapper.candidates(near: w.coordinate, radius: waypointRadius, method: .strtree)
         }
         guard !cands.isEmpty else { return nil }
-        let connected = isOrigin ? geometry.startsOnMain : geometry.endsOnMain
-        var mainland = cands.filter { connected[$0.edge] }
+        let arrives = isDestination ?? !isOrigin, leaves = isOrigin || continuesAfter
+        let geometry = geometry
+        let connected = { (e: Int) -> Bool in
+            (!arrives || geometry.endsOnMain[e]) && (!leaves || geometry.startsOnMain[e])
+        }
+        var mainland = cands.filter { connected($0.edge) }
         if mainland.isEmpty, waypointRadius > network.index.cacheRadius {
             // Only a cut-off fragment nearby: look farther for a road of the main network (as OSRM does).
             mainland = snapper.candidates(near: w.coordinate, radius: waypointRadius, method: .strtree)
-                .filter { connected[$0.edge] }
+                .filter { connected($0.edge) }
         }
         let pool = mainland.isEmpty ? cands : mainland
         let point = snapper.project(w.coordinate)
