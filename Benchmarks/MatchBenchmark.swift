@@ -35,6 +35,7 @@ enum MatchBenchmark {
             case "gap": p.maxGap = v
             case "speed": p.maxSpeed = v
             case "hold": p.minFixDistance = v
+            case "huber": p.huber = v
             case "disconnect": p.disconnectMargin = v
             default: break
             }
@@ -70,7 +71,12 @@ enum MatchBenchmark {
             var line = ""
             for (k, m) in zip(data, matchers) {
                 let track = interval > 0 ? k.track.subsampled(every: interval) : k.track
+                if args.contains("autosigma"), let est = m.estimateSigma(track) {
+                    m.parameters.sigma = est
+                    if verbose { print("  \(k.name) sigma \(fmt(est, 2))") }
+                }
                 let result = try m.match(track)
+                m.parameters = params
                 let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
                 let lengths = k.network.lengthsBySourceID()
                 let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }

@@ -1,4 +1,132 @@
-// Placeholder until this benchmark lands.
+import Dispatch
+import RoadSnapCore
+import RoadSnapFormats
+
+/// Road-snapped provider throughput per GPS fix on the sample map: the real Newson & Krumm drive fed as raw fixes
+/// through the whole provider path (online HMM matching, navigator update, listener called), one thread, against a
+/// plain per-fix `Snapper.snap` in the same process as the baseline.
 enum NavigationBenchmark {
-    static func run(_ args: [String]) throws { print("not built yet") }
+    /// Counts listener calls (the work a listener does is not what is measured).
+    final class CountingListener: RoadSnappedLocationProviderListener, NavigatorListener, @unchecked Sendable {
+        var locations = 0, onRoad = 0, navigatorEvents = 0
+        func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation) {
+            locations += 1
+            if location.isOnRoad { onRoad += 1 }
+        }
+        func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) { navigatorEvents += 1 }
+        func navigator(_ navigator: Navigator, didUpdateRemainingDistance distance: Double) { navigatorEvents += 1 }
+    }
+
+    static func run(_ args: [String]) throws {
+        let network = try MapLoader.load(path: repoPath("Samples/bellevue-issue147.osm.gz"))
+        let track = try TrackReader.read(path: repoPath("Samples/newson-krumm-bellevue.csv"))
+        let router = Router(network: network)
+        let drive = track.fixes
+        let span = (drive.last?.time ?? 0) - (drive.first?.time ?? 0) + 120
+        // The drive replayed 5 times per timed iteration, each replay later in time (a restart at each seam).
+        var replayCount = 0
+        func nextBatch() -> [Fix] {
+            var out: [Fix] = []
+            out.reserveCapacity(drive.count * 5)
+            for _ in 0..<5 {
+                let shift = Double(replayCount) * span
+                replayCount += 1
+                for f in drive { var g = f; g.time = f.time.map { $0 + shift }; out.append(g) }
+            }
+            return out
+        }
+        let n = drive.count * 5
+        print("map: Samples/bellevue-issue147.osm.gz  \(network.edges.count) edges; drive: \(drive.count) fixes at 1 Hz")
+        print("one thread, release build; ns/fix: median and p99 over timed iterations (\(n) fixes each)")
+        print("path                                              fixes/s   median ns   p99 ns")
+        func row(_ label: String, _ s: Stats) {
+            print("\(label.padded(46)) \(fmt(1e9 / s.median, 0, width: 10)) \(fmt(s.median, 1, width: 11)) \(fmt(s.p99, 1, width: 8))")
+        }
+
+        // Baseline: nearest heading-aware snap per fix, no history.
+        let snapper = try Snapper(network: network)
+        let plain = drive
+        let base = measure(items: plain.count * 5, minIterations: 20) {
+            for _ in 0..<5 { for f in plain { _ = snapper.snap(f) } }
+        }
+        row("Snapper.snap per fix (baseline)", base)
+
+        // The online matcher alone.
+        let matcher = try OnlineMatcher(network: network)
+        let hmm = measureFed(items: n, nextBatch) { for f in $0 { _ = matcher.update(f) } }
+        row("OnlineMatcher.update (lag 0)", hmm)
+
+        // Whole provider path, listener called synchronously on the feeding thread.
+        let clock = VirtualClock(start: drive.first?.time ?? 0)
+        let session = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
+        let counter = CountingListener()
+        session.roadSnappedLocationProvider.add(counter)
+        session.navigator.add(counter)
+        session.roadSnappedLocationProvider.startUpdatingLocation()
+        let provider = session.roadSnappedLocationProvider
+        let sync = measureFed(items: n, nextBatch) { for f in $0 { provider.updateLocation(with: f) } }
+        row("provider, free drive, listener inline", sync)
+
+        // Listener on its own queue: the fix is processed inline, the call is queued (drained each iteration).
+        let queue = DispatchQueue(label: "bench.listeners")
+        let queued = try NavigationSession(router: router, clock: clock, listenerQueue: queue)
+        let counter2 = CountingListener()
+        queued.roadSnappedLocationProvider.add(counter2)
+        queued.roadSnappedLocationProvider.startUpdatingLocation()
+        let qp = queued.roadSnappedLocationProvider
+        let async = measureFed(items: n, nextBatch) { batch in
+            for f in batch { qp.updateLocation(with: f) }
+            queue.sync {}
+        }
+        row("provider, free drive, listener on a queue", async)
+
+        // Guidance: the drive's own end as destination (reroutes where the driver leaves the route).
+        let guided = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
+        let counter3 = CountingListener()
+        guided.roadSnappedLocationProvider.add(counter3)
+        guided.navigator.add(counter3)
+        guided.roadSnappedLocationProvider.startUpdatingLocation()
+        let gp = guided.roadSnappedLocationProvider
+        let destination = Waypoint(coordinate: drive[drive.count - 1].coordinate)
+        let guidance = measureFed(items: n, nextBatch) { batch in
+            for (i, f) in batch.enumerated() {
+                if i % drive.count == 0 {
+                    gp.updateLocation(with: f)
+                    let done = DispatchSemaphore(value: 0)
+                    guided.navigator.setDestinations([destination]) { _ in done.signal() }
+                    done.wait()
+                    guided.navigator.isGuidanceActive = true
+                } else {
+                    gp.updateLocation(with: f)
+                }
+            }
+        }
+        row("provider + navigator under guidance", guidance)
+
+        // Per-fix latency of the inline provider path.
+        var latencies: [Double] = []
+        for f in nextBatch() {
+            let t0 = nowNanoseconds()
+            provider.updateLocation(with: f)
+            latencies.append(Double(nowNanoseconds() - t0))
+        }
+        row("per-fix latency, provider inline", Stats(latencies))
+        print("listener calls: \(counter.locations) locations (\(fmt(100 * Double(counter.onRoad) / Double(max(1, counter.locations)), 1, width: 0))% on road), \(counter3.navigatorEvents) guidance events")
+        print("provider path vs plain snap: \(fmt(sync.median / base.median, 2, width: 0))x the cost per fix")
+    }
+
+    /// Like `measure`, but the batch is prepared outside the timed part.
+    static func measureFed(items: Int, _ make: () -> [Fix], _ body: ([Fix]) -> Void) -> Stats {
+        for _ in 0..<2 { body(make()) }
+        var samples: [Double] = []
+        let start = nowNanoseconds()
+        while samples.count < 20 || Double(nowNanoseconds() - start) < 1e9 {
+            let batch = make()
+            let t0 = nowNanoseconds()
+            body(batch)
+            samples.append(Double(nowNanoseconds() - t0) / Double(max(items, 1)))
+            if samples.count > 10_000 { break }
+        }
+        return Stats(samples)
+    }
 }

@@ -364,7 +364,6 @@ static int rsc_build_layer(rsc_matcher *m, size_t f) {
     if (k <= 0) return 0;
     if (!RSC_GROW(m->states, m->state_cap, m->state_n + 2 * (size_t)k)) return -1;
     int use_heading = rsc_known(m->course, f) && (!rsc_known(m->speed, f) || m->speed[f] >= p->min_heading_speed);
-    double inv2s2 = 0.5 / (p->sigma * p->sigma);
     double inv2h2 = 0.5 / (p->heading_sigma * p->heading_sigma);
     int count = 0;
     for (int i = 0; i < k; i++) {
@@ -384,7 +383,10 @@ static int rsc_build_layer(rsc_matcher *m, size_t f) {
             s->distance = c->distance;
             s->x = c->x;
             s->y = c->y;
-            s->emission = -c->distance * c->distance * inv2s2;
+            double z = c->distance / p->sigma, k = p->huber;
+            /* Gaussian near the road, Laplacian tail beyond k sigma: a few fixes far off a poorly drawn road
+             * do not force a detour. */
+            s->emission = (k > 0 && z > k) ? -(k * z - 0.5 * k * k) : -0.5 * z * z;
             if (use_heading) {
                 double bearing = dir == 0 ? c->bearing : c->bearing + 180.0;
                 double d = rsc_angle_diff(m->course[f], bearing);

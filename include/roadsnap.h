@@ -423,6 +423,152 @@ rs_status rs_route_step_lanes(const rs_route *route, size_t leg, size_t step, rs
 rs_status rs_route_get_leg_geometry(const rs_route *route, size_t leg, double *out, size_t capacity,
                                     size_t *out_count);
 
+/* ---------------------------------------------------------------------------------------------------------------
+ * Navigation session: a navigator, its road-snapped location provider and a location simulator, headless
+ * --------------------------------------------------------------------------------------------------------------- */
+typedef struct rs_navigator rs_navigator;
+
+typedef enum rs_nav_state {
+    RS_NAV_STATE_UNKNOWN = 0,
+    RS_NAV_STATE_ENROUTE = 1,   /* following the route */
+    RS_NAV_STATE_REROUTING = 2, /* off the route; a new route from the current position is being computed */
+    RS_NAV_STATE_STOPPED = 3    /* no route, arrived with stop-at-arrival, or cleared */
+} rs_nav_state;
+
+/* Traffic delay to the next destination (values as the navigation SDK numbers them). */
+typedef enum rs_delay_category { RS_DELAY_NO_DATA = 0, RS_DELAY_HEAVY = 1, RS_DELAY_MEDIUM = 2, RS_DELAY_LIGHT = 3 } rs_delay_category;
+
+typedef enum rs_lighting_mode { RS_LIGHTING_NORMAL = 0, RS_LIGHTING_LOW_LIGHT = 1 } rs_lighting_mode;
+
+typedef enum rs_speed_alert_severity {
+    RS_SPEED_ALERT_UNKNOWN = 0, /* no speed or no speed limit known */
+    RS_SPEED_ALERT_NOT_SPEEDING = 1,
+    RS_SPEED_ALERT_MINOR = 2,
+    RS_SPEED_ALERT_MAJOR = 3
+} rs_speed_alert_severity;
+
+/* One road-snapped location (one per raw fix). Unknown values as the navigation SDK reports them: altitude NAN,
+ * course, speed and accuracy -1. */
+typedef struct rs_road_snapped_location {
+    double latitude, longitude;
+    double altitude;
+    double course;      /* degrees along the road */
+    double speed;       /* m/s */
+    double time;        /* seconds since the Unix epoch */
+    double accuracy;    /* horizontal, metres */
+    int64_t edge;       /* edge index the location is snapped to, -1 when no road was near (raw position passed) */
+    int32_t forward;    /* 1: along the edge's geometry */
+    int32_t reserved;
+    double offset;      /* metres from the edge's start */
+    double distance_from_fix; /* metres between the raw fix and the snapped point */
+} rs_road_snapped_location;
+
+/* The turn-by-turn feed (did_update_nav_info). Pointers inside are valid only during the callback. */
+typedef struct rs_nav_info {
+    int32_t nav_state;     /* an rs_nav_state */
+    int32_t route_changed; /* 1 when the route changed since the previous nav info */
+    int32_t has_current_step; /* 1 when current_step is filled (only while en route) */
+    int32_t remaining_step_count; /* steps after the current one, to the end of the current leg */
+    rs_route_step current_step;   /* the next maneuver to make */
+    const char *current_instruction; /* its instruction ("" without a current step) */
+    const char *current_road_name;   /* road after it */
+    double distance_to_current_step, time_to_current_step;
+    double distance_to_next_destination, time_to_next_destination;   /* end of the current leg */
+    double distance_to_final_destination, time_to_final_destination; /* end of the route */
+} rs_nav_info;
+
+/* The listener: a table of C functions plus user data, mirroring the Swift NavigatorListener and
+ * RoadSnappedLocationProviderListener. Any function may be NULL (not interested). The table is copied at
+ * rs_navigator_create. Functions are called on the thread of the rs_navigator_* call that caused the event
+ * (update_location, advance_clock, continue_to_next_destination, ...), before that call returns; events of
+ * rs_navigator_set_destinations come from the library's routing thread while set_destinations waits for it; with a
+ * system clock, simulated fixes come from a library timer thread. They may call rs_ functions, except
+ * rs_navigator_destroy on the navigator calling them. Pointer arguments are valid during the call only. */
+typedef struct rs_navigator_listener {
+    void *user_data;
+    void (*did_arrive_at_waypoint)(void *user_data, int64_t waypoint_index, const rs_waypoint *waypoint);
+    void (*did_change_route)(void *user_data);
+    void (*did_update_remaining_time)(void *user_data, double seconds);
+    void (*did_update_remaining_distance)(void *user_data, double metres);
+    void (*did_update_delay_category)(void *user_data, int32_t delay_category);
+    void (*did_change_suggested_lighting_mode)(void *user_data, int32_t lighting_mode);
+    void (*did_update_speeding_percentage)(void *user_data, double percentage_above_limit);
+    void (*did_update_speed_alert_severity)(void *user_data, int32_t severity, double speeding_percentage);
+    void (*did_update_nav_info)(void *user_data, const rs_nav_info *nav_info);
+    void (*did_update_road_snapped_location)(void *user_data, const rs_road_snapped_location *location);
+} rs_navigator_listener;
+
+/* Session settings; a zeroed struct (or NULL) means the defaults. */
+typedef struct rs_navigator_options {
+    int32_t use_virtual_clock;   /* 1: a virtual clock moved only by rs_navigator_advance_clock (tests, replays);
+                                  * 0: the system clock (simulated fixes then arrive in real time) */
+    int32_t reserved;
+    double virtual_clock_start;  /* seconds since the Unix epoch where the virtual clock starts */
+    double arrival_radius;       /* metres (default 20) */
+    double time_update_threshold;     /* seconds (default 1) */
+    double distance_update_threshold; /* metres (default 1) */
+} rs_navigator_options;
+
+typedef struct rs_navigator_state {
+    int32_t nav_state;          /* an rs_nav_state */
+    int32_t guidance_active;
+    int32_t delay_category;     /* an rs_delay_category */
+    int32_t lighting_mode;      /* an rs_lighting_mode */
+    int64_t remaining_leg_count;
+    double time_to_next_destination;     /* seconds; DBL_MAX without a route */
+    double distance_to_next_destination; /* metres; DBL_MAX without a route */
+} rs_navigator_state;
+
+/* A navigation session on the router's map, routing with `router` (the navigator keeps it alive: closing the
+ * router handle afterwards is allowed). options and listener may be NULL. [thread-safe]; a navigator is
+ * [thread-safe] as well: every rs_navigator_* call may come from any thread. */
+rs_status rs_navigator_create(rs_router *router, const rs_navigator_options *options,
+                              const rs_navigator_listener *listener, rs_navigator **out_navigator);
+
+/* Stops the session (and its simulator) and releases the handle. Must not be called from one of its callbacks. */
+rs_status rs_navigator_destroy(rs_navigator *navigator);
+
+/* Routes from the current location (the last fix given or simulated) through `waypoints`, one leg each, and waits
+ * for the result. RS_OK with *out_route_status RS_ROUTE_OK when a route was installed; RS_E_NO_ROUTE otherwise
+ * (RS_ROUTE_LOCATION_UNAVAILABLE before the first fix). Guidance is not started: rs_navigator_set_guidance. */
+rs_status rs_navigator_set_destinations(rs_navigator *navigator, const rs_waypoint *waypoints, size_t count,
+                                        const rs_route_options *options, rs_route_status *out_route_status);
+
+/* Starts the next leg after arriving; *out_has_next (may be NULL) is 0 when none is left (destinations cleared). */
+rs_status rs_navigator_continue_to_next_destination(rs_navigator *navigator, int32_t *out_has_next);
+
+/* Removes the route and stops guidance. */
+rs_status rs_navigator_clear_destinations(rs_navigator *navigator);
+
+/* Turns guidance (events, rerouting, arrival) on or off; on needs a route (RS_E_INVALID_ARGUMENT otherwise). */
+rs_status rs_navigator_set_guidance(rs_navigator *navigator, int32_t active);
+
+/* Feeds one raw fix (receiver, replay, gpsd): it is snapped on line, reported to did_update_road_snapped_location and
+ * drives the navigator. A fix with NAN time takes the session clock's time. Errors: RS_E_INVALID_FIX. */
+rs_status rs_navigator_update_location(rs_navigator *navigator, const rs_fix *fix);
+
+/* Where guidance stands now. */
+rs_status rs_navigator_get_state(rs_navigator *navigator, rs_navigator_state *out_state);
+
+/* The legs still to drive (current one first) as a route handle to close with rs_route_close; RS_E_NO_ROUTE when
+ * there is no route. */
+rs_status rs_navigator_get_route(rs_navigator *navigator, rs_route **out_route);
+
+/* Speed alert thresholds in percent over the limit, and seconds over the major threshold before minor is upgraded
+ * to major. Errors: RS_E_INVALID_ARGUMENT unless 0 <= minor <= major and seconds >= 0. */
+rs_status rs_navigator_set_speed_alert_options(rs_navigator *navigator, double minor_percentage,
+                                               double major_percentage, double upgrade_seconds);
+
+/* Simulation on the session's clock: along the current route (RS_E_NO_ROUTE without one) at speed_multiplier times
+ * the road speeds (0 for 1), or a stationary fix at a place; stop. */
+rs_status rs_navigator_simulate_along_route(rs_navigator *navigator, double speed_multiplier);
+rs_status rs_navigator_simulate_at(rs_navigator *navigator, double latitude, double longitude);
+rs_status rs_navigator_stop_simulation(rs_navigator *navigator);
+
+/* Moves a virtual clock on by `seconds` (> 0), running what falls due (simulated fixes, refreshes) on this thread.
+ * Errors: RS_E_INVALID_ARGUMENT with the system clock. */
+rs_status rs_navigator_advance_clock(rs_navigator *navigator, double seconds);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,6 +37,7 @@ int rsc_match_turn_allowed(const rsc_match_graph *graph, int32_t from, int32_t t
 /* Matching parameters (metres, seconds, degrees). */
 typedef struct rsc_match_params {
     double sigma;            /* GPS error standard deviation (Gaussian emission), > 0 */
+    double huber;            /* beyond huber * sigma the emission's log falls linearly, not quadratically (0: never) */
     double beta;             /* scale of the exponential transition on |route - great circle|, > 0 */
     double radius;           /* candidate search radius */
     int32_t max_candidates;  /* nearest edges considered per fix (each gives one or two arcs), 1..256 */

@@ -4,6 +4,9 @@ import CShims
 public struct MatchParameters: Hashable, Sendable {
     /// GPS error standard deviation of the Gaussian emission.
     public var sigma: Double = 4.07
+    /// Beyond this many sigmas the emission's log-probability falls linearly instead of quadratically (robust to
+    /// roads drawn off their true line); 0 keeps it Gaussian throughout.
+    public var huber: Double = 2
     /// Scale of the exponential transition on |route distance − great-circle distance|.
     public var beta: Double = 3.0
     /// Extra beta per second of sampling interval beyond 1 s, so sparse tracks tolerate longer detours.
@@ -13,7 +16,7 @@ public struct MatchParameters: Hashable, Sendable {
     /// Nearest edges considered per fix (each gives one arc per allowed direction).
     public var maxCandidates: Int = 8
     /// Route searches are bounded by max(distanceFactor × great circle, great circle + searchFloor).
-    public var distanceFactor: Double = 2.0
+    public var distanceFactor: Double = 3.0
     public var searchFloor: Double = 60
     /// With timestamps, a route longer than the great circle + maxSpeed × Δt is impossible (m/s).
     public var maxSpeed: Double = 50
@@ -44,23 +47,23 @@ public struct MatchParameters: Hashable, Sendable {
 
     /// Checks every value is in range.
     public func validate() throws(RoadSnapError) {
-        func check(_ ok: Bool, _ what: String) throws(RoadSnapError) {
-            if !ok { throw .invalidArgument(what) }
-        }
-        try check(sigma > 0 && sigma.isFinite, "sigma must be a positive number of metres, got \(sigma)")
-        try check(beta > 0 && beta.isFinite, "beta must be a positive number of metres, got \(beta)")
-        try check(radius > 0 && radius.isFinite, "radius must be a positive number of metres, got \(radius)")
-        try check((1...256).contains(maxCandidates), "candidates must be between 1 and 256, got \(maxCandidates)")
-        try check(distanceFactor >= 1, "distance factor must be at least 1, got \(distanceFactor)")
-        try check(searchFloor >= 0 && gapMinSpeed >= 0 && uturnPenalty >= 0 && backwardTolerance >= 0 && betaPerSecond >= 0,
-                  "search floor, U-turn penalty, backward tolerance and beta per second must not be negative")
-        try check(headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0,
-                  "heading sigma, beam and disconnect margin must be positive")
-        try check((minFixDistance ?? 0) >= 0, "minimum fix distance must not be negative")
+        let problems: [(Bool, String)] = [
+            (sigma > 0 && sigma.isFinite, "sigma must be a positive number of metres, got \(sigma)"),
+            (beta > 0 && beta.isFinite, "beta must be a positive number of metres, got \(beta)"),
+            (radius > 0 && radius.isFinite, "radius must be a positive number of metres, got \(radius)"),
+            ((1...256).contains(maxCandidates), "candidates must be between 1 and 256, got \(maxCandidates)"),
+            (distanceFactor >= 1, "distance factor must be at least 1, got \(distanceFactor)"),
+            (searchFloor >= 0 && gapMinSpeed >= 0 && uturnPenalty >= 0 && backwardTolerance >= 0 && betaPerSecond >= 0,
+             "search floor, gap speed, U-turn penalty, backward tolerance and beta per second must not be negative"),
+            (headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0,
+             "heading sigma, beam and disconnect margin must be positive"),
+            (huber >= 0 && (minFixDistance ?? 0) >= 0, "huber and minimum fix distance must not be negative"),
+        ]
+        if let bad = problems.first(where: { !$0.0 }) { throw .invalidArgument(bad.1) }
     }
 
     var raw: rsc_match_params {
-        rsc_match_params(sigma: sigma, beta: beta, radius: radius, max_candidates: Int32(maxCandidates),
+        rsc_match_params(sigma: sigma, huber: huber, beta: beta, radius: radius, max_candidates: Int32(maxCandidates),
                          distance_factor: distanceFactor, search_floor: searchFloor, max_speed: maxSpeed,
                          max_gap: maxGap, gap_min_speed: gapMinSpeed, uturn_penalty: uturnPenalty, backward_tolerance: backwardTolerance,
                          heading_sigma: headingSigma, min_heading_speed: minHeadingSpeed, beam: beam,

@@ -90,6 +90,48 @@ extension rs_waypoint {
     }
 }
 
+/// The waypoints of a C request, checked; an invalid one is a `RS_E_NO_ROUTE` with `RS_ROUTE_WAYPOINT_ERROR`.
+func checkedWaypoints(_ waypoints: UnsafePointer<rs_waypoint>?, _ count: Int,
+                      status: UnsafeMutablePointer<rs_route_status>?) throws(APIFailure) -> [Waypoint]
+{
+    guard count >= 0 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "count \(UInt(bitPattern: count)) too large") }
+    guard count == 0 || waypoints != nil else { throw .null("waypoints") }
+    var list: [Waypoint] = []
+    for i in 0..<count {
+        guard let w = waypoints?[i].checked else {
+            status?.pointee = RS_ROUTE_WAYPOINT_ERROR
+            throw APIFailure(RS_E_NO_ROUTE, "waypoint \(i) (\(waypoints?[i].latitude ?? .nan), "
+                + "\(waypoints?[i].longitude ?? .nan)) is not a valid latitude/longitude")
+        }
+        list.append(w)
+    }
+    return list
+}
+
+extension RoutingOptions {
+    /// The SDK defaults for NULL, else the C flags as given.
+    init(_ options: UnsafePointer<rs_route_options>?) {
+        guard let o = options?.pointee else {
+            self.init()
+            return
+        }
+        self.init(avoidsHighways: o.avoid_highways != 0, avoidsTolls: o.avoid_tolls != 0,
+                  avoidsFerries: o.avoid_ferries != 0)
+    }
+}
+
+extension rs_route_step {
+    init(_ s: RouteStep) {
+        self.init(
+            maneuver: ManeuverNames.shared.names[s.maneuver], latitude: s.location.latitude,
+            longitude: s.location.longitude, distance_from_previous: s.distanceFromPreviousStep,
+            time_from_previous: s.timeFromPreviousStep, distance_from_leg_start: s.distanceFromLegStart,
+            time_from_leg_start: s.timeFromLegStart, rounded_distance_from_previous: s.roundedDistanceFromPreviousStep,
+            roundabout_exit: Int32(s.roundaboutTurnNumber), lane_count: Int32(s.lanes.count),
+            driving_side: s.drivingSide.c, reserved: 0)
+    }
+}
+
 @implementation @c
 public func rs_router_create(_ map: OpaquePointer?, _ outRouter: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status {
     creatingHandle(outRouter, named: "out_router", kind: .router) { () throws(APIFailure) in
@@ -113,23 +155,8 @@ public func rs_router_route(_ router: OpaquePointer?, _ waypoints: UnsafePointer
         outRoute.pointee = nil
         outRouteStatus?.pointee = RS_ROUTE_INTERNAL_ERROR
         let r = try HandleTable.shared.lookup(router, .router, as: RouterObject.self)
-        guard count >= 0 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "count \(UInt(bitPattern: count)) too large") }
-        guard count == 0 || waypoints != nil else { throw .null("waypoints") }
-        var list: [Waypoint] = []
-        for i in 0..<count {
-            guard let w = waypoints?[i].checked else {
-                outRouteStatus?.pointee = RS_ROUTE_WAYPOINT_ERROR
-                throw APIFailure(RS_E_NO_ROUTE, "waypoint \(i) (\(waypoints?[i].latitude ?? .nan), "
-                    + "\(waypoints?[i].longitude ?? .nan)) is not a valid latitude/longitude")
-            }
-            list.append(w)
-        }
-        var o = RoutingOptions()
-        if let opt = options?.pointee {
-            o = RoutingOptions(avoidsHighways: opt.avoid_highways != 0, avoidsTolls: opt.avoid_tolls != 0,
-                               avoidsFerries: opt.avoid_ferries != 0)
-        }
-        let result = r.router.route(RouteRequest(waypoints: list, options: o))
+        let list = try checkedWaypoints(waypoints, count, status: outRouteStatus)
+        let result = r.router.route(RouteRequest(waypoints: list, options: RoutingOptions(options)))
         outRouteStatus?.pointee = result.status.c
         guard result.status == .ok, let route = result.route else {
             throw APIFailure(RS_E_NO_ROUTE, "\(result.status.rawValue): \(result.message)")
@@ -170,14 +197,7 @@ public func rs_route_get_step(_ route: OpaquePointer?, _ leg: Int, _ step: Int,
                               _ outStep: UnsafeMutablePointer<rs_route_step>?) -> rs_status
 {
     reading(route, .route, as: RouteObject.self, into: outStep, named: "out_step") { o throws(APIFailure) in
-        let s = try o.step(leg, step)
-        return rs_route_step(
-            maneuver: ManeuverNames.shared.names[s.maneuver], latitude: s.location.latitude,
-            longitude: s.location.longitude, distance_from_previous: s.distanceFromPreviousStep,
-            time_from_previous: s.timeFromPreviousStep, distance_from_leg_start: s.distanceFromLegStart,
-            time_from_leg_start: s.timeFromLegStart, rounded_distance_from_previous: s.roundedDistanceFromPreviousStep,
-            roundabout_exit: Int32(s.roundaboutTurnNumber), lane_count: Int32(s.lanes.count),
-            driving_side: s.drivingSide.c, reserved: 0)
+        try rs_route_step(o.step(leg, step))
     }
 }
 

@@ -547,6 +547,194 @@ static void test_route(rs_map *map, const rs_fix *f, long n_fixes, rs_router **o
     CHECK_STATUS(rs_route_get_info(route, &info), RS_E_INVALID_HANDLE);
 }
 
+/* Navigator: a simulated drive on the small map on a virtual clock, every callback counted through user data. */
+typedef struct {
+    int arrivals, route_changes, times, distances, delays, lighting, speeding, severities, nav_infos, locations;
+    int64_t arrived_index;
+    double last_distance, first_distance;
+    int enroute_with_instruction, distance_increases, located_on_road;
+    int last_nav_state;
+} nav_counts;
+
+static void on_arrive(void *u, int64_t index, const rs_waypoint *w) {
+    nav_counts *c = u;
+    c->arrivals++;
+    c->arrived_index = index;
+    if (w == NULL || !(w->latitude > -90 && w->latitude < 90)) c->arrived_index = -99;
+}
+static void on_route(void *u) { ((nav_counts *)u)->route_changes++; }
+static void on_time(void *u, double s) { (void)s; ((nav_counts *)u)->times++; }
+static void on_distance(void *u, double m) {
+    nav_counts *c = u;
+    if (c->distances == 0) c->first_distance = m;
+    else if (m > c->last_distance + 1e-9) c->distance_increases++;
+    c->distances++;
+    c->last_distance = m;
+}
+static void on_delay(void *u, int32_t d) { (void)d; ((nav_counts *)u)->delays++; }
+static void on_lighting(void *u, int32_t m) { (void)m; ((nav_counts *)u)->lighting++; }
+static void on_speeding(void *u, double p) { (void)p; ((nav_counts *)u)->speeding++; }
+static void on_severity(void *u, int32_t s, double p) { (void)s; (void)p; ((nav_counts *)u)->severities++; }
+static void on_nav_info(void *u, const rs_nav_info *info) {
+    nav_counts *c = u;
+    c->nav_infos++;
+    c->last_nav_state = info->nav_state;
+    if (info->nav_state == RS_NAV_STATE_ENROUTE && info->has_current_step && strlen(info->current_instruction) > 0 &&
+        info->current_step.maneuver != NULL)
+        c->enroute_with_instruction++;
+}
+static void on_location(void *u, const rs_road_snapped_location *l) {
+    nav_counts *c = u;
+    c->locations++;
+    if (l->edge >= 0 && l->distance_from_fix < 50) c->located_on_road++;
+}
+
+static void test_navigator(rs_router *router, const rs_waypoint *ends) {
+    nav_counts counts;
+    memset(&counts, 0, sizeof counts);
+    rs_navigator_listener listener = {&counts, on_arrive, on_route, on_time, on_distance, on_delay, on_lighting,
+                                      on_speeding, on_severity, on_nav_info, on_location};
+    rs_navigator_options options;
+    memset(&options, 0, sizeof options);
+    options.use_virtual_clock = 1;
+    options.virtual_clock_start = 1400000000; /* 2014-05-13 16:53 UTC: daylight in Novi Sad */
+    rs_navigator *nav = NULL;
+    CHECK_STATUS(rs_navigator_create(NULL, &options, &listener, &nav), RS_E_INVALID_HANDLE);
+    CHECK(nav == NULL);
+    CHECK_STATUS(rs_navigator_create(router, &options, &listener, NULL), RS_E_NULL_ARGUMENT);
+    rs_navigator_options bad = options;
+    bad.arrival_radius = -5;
+    CHECK_STATUS(rs_navigator_create(router, &bad, &listener, &nav), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_navigator_create(router, &options, &listener, &nav), RS_OK);
+
+    /* No location yet: no origin to route from. */
+    rs_route_status rst = RS_ROUTE_OK;
+    CHECK_STATUS(rs_navigator_set_destinations(nav, &ends[1], 1, NULL, &rst), RS_E_NO_ROUTE);
+    CHECK(rst == RS_ROUTE_LOCATION_UNAVAILABLE);
+    CHECK_STATUS(rs_navigator_set_guidance(nav, 1), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_navigator_simulate_along_route(nav, 1), RS_E_NO_ROUTE);
+    rs_route *route = NULL;
+    CHECK_STATUS(rs_navigator_get_route(nav, &route), RS_E_NO_ROUTE);
+    CHECK(route == NULL);
+    CHECK_STATUS(rs_navigator_set_speed_alert_options(nav, 20, 10, 5), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_navigator_set_speed_alert_options(nav, 5, 10, 2), RS_OK);
+    rs_fix bad_fix = rs_fix_make(123, 0);
+    CHECK_STATUS(rs_navigator_update_location(nav, &bad_fix), RS_E_INVALID_FIX);
+    CHECK_STATUS(rs_navigator_update_location(nav, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_navigator_advance_clock(nav, -1), RS_E_INVALID_ARGUMENT);
+
+    /* Stand at the start, route to the end, drive there on the virtual clock. */
+    CHECK_STATUS(rs_navigator_simulate_at(nav, ends[0].latitude, ends[0].longitude), RS_OK);
+    CHECK_STATUS(rs_navigator_simulate_at(nav, 95, 0), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_navigator_advance_clock(nav, 1), RS_OK);
+    CHECK(counts.locations >= 1);
+    CHECK_STATUS(rs_navigator_set_destinations(nav, &ends[1], 1, NULL, &rst), RS_OK);
+    CHECK(rst == RS_ROUTE_OK);
+    CHECK(counts.route_changes >= 1);
+    CHECK_STATUS(rs_navigator_get_route(nav, &route), RS_OK);
+    rs_route_info ri;
+    CHECK_STATUS(rs_route_get_info(route, &ri), RS_OK);
+    CHECK(ri.leg_count == 1 && ri.distance > 100);
+    CHECK_STATUS(rs_route_close(route), RS_OK);
+    CHECK_STATUS(rs_navigator_set_guidance(nav, 1), RS_OK);
+    rs_navigator_state st;
+    CHECK_STATUS(rs_navigator_get_state(nav, &st), RS_OK);
+    CHECK(st.guidance_active == 1 && st.remaining_leg_count == 1);
+    CHECK(st.distance_to_next_destination > 100 && st.distance_to_next_destination < 2 * ri.distance);
+    CHECK_STATUS(rs_navigator_simulate_along_route(nav, -2), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_navigator_simulate_along_route(nav, 2), RS_OK);
+    int seconds = 0;
+    while (counts.arrivals == 0 && seconds < 1200) {
+        CHECK_STATUS(rs_navigator_advance_clock(nav, 1), RS_OK);
+        seconds++;
+    }
+    CHECK(counts.arrivals == 1 && counts.arrived_index == 0);
+    /* At twice the road speeds the drive takes about half the route's duration. */
+    CHECK(seconds > 0.25 * ri.duration && seconds < 1.5 * ri.duration + 10);
+    CHECK(counts.locations >= seconds);
+    CHECK(counts.located_on_road >= seconds * 9 / 10);
+    CHECK(counts.distances >= 3 && counts.distance_increases == 0);
+    CHECK(counts.first_distance > 100 && counts.last_distance < 30);
+    CHECK(counts.times >= 3);
+    CHECK(counts.nav_infos >= 3 && counts.enroute_with_instruction >= 1);
+    CHECK(counts.speeding >= 1); /* -1: no speed limit is tagged on this extract */
+    CHECK(counts.lighting == 0 || counts.lighting == 1);
+    CHECK_STATUS(rs_navigator_get_state(nav, &st), RS_OK);
+    CHECK(st.nav_state == RS_NAV_STATE_STOPPED && st.guidance_active == 0); /* stops at arrival by default */
+    int32_t has_next = 1;
+    CHECK_STATUS(rs_navigator_continue_to_next_destination(nav, &has_next), RS_OK);
+    CHECK(has_next == 0);
+    CHECK_STATUS(rs_navigator_stop_simulation(nav), RS_OK);
+    CHECK_STATUS(rs_navigator_clear_destinations(nav), RS_OK);
+
+    /* A raw fix fed by hand is snapped and reported. */
+    int before = counts.locations;
+    rs_fix raw = rs_fix_make(ends[0].latitude, ends[0].longitude);
+    raw.time = 1400000000 + seconds + 5;
+    for (int k = 0; k < 5; k++) {
+        CHECK_STATUS(rs_navigator_update_location(nav, &raw), RS_OK);
+        raw.time += 1;
+    }
+    CHECK(counts.locations > before);
+
+    CHECK_STATUS(rs_navigator_destroy(nav), RS_OK);
+    CHECK_STATUS(rs_navigator_destroy(nav), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_navigator_get_state(nav, &st), RS_E_INVALID_HANDLE);
+
+    /* The system clock cannot be advanced by hand; no listener is fine. */
+    CHECK_STATUS(rs_navigator_create(router, NULL, NULL, &nav), RS_OK);
+    CHECK_STATUS(rs_navigator_advance_clock(nav, 1), RS_E_INVALID_ARGUMENT);
+    CHECK_MESSAGE("system clock");
+    CHECK_STATUS(rs_navigator_update_location(nav, &raw), RS_OK);
+    CHECK_STATUS(rs_navigator_destroy(nav), RS_OK);
+}
+
+/* Speed alerts in free drive: fixes at 90 km/h on Main Street (tagged 50 km/h) of the hand-drawn network. */
+typedef struct {
+    double last_percentage;
+    int32_t worst_severity;
+} speed_counts;
+
+static void on_speeding_value(void *u, double p) { ((speed_counts *)u)->last_percentage = p; }
+static void on_severity_value(void *u, int32_t s, double p) {
+    (void)p;
+    speed_counts *c = u;
+    if (s > c->worst_severity) c->worst_severity = s;
+}
+
+static void test_speed_alerts(void) {
+    rs_map *map = NULL;
+    rs_router *router = NULL;
+    rs_navigator *nav = NULL;
+    CHECK_STATUS(rs_map_open(geojson_path, &map), RS_OK);
+    CHECK_STATUS(rs_router_create(map, &router), RS_OK);
+    speed_counts counts = {NAN, RS_SPEED_ALERT_UNKNOWN};
+    rs_navigator_listener listener;
+    memset(&listener, 0, sizeof listener);
+    listener.user_data = &counts;
+    listener.did_update_speeding_percentage = on_speeding_value;
+    listener.did_update_speed_alert_severity = on_severity_value;
+    rs_navigator_options options;
+    memset(&options, 0, sizeof options);
+    options.use_virtual_clock = 1;
+    options.virtual_clock_start = 1400000000;
+    CHECK_STATUS(rs_navigator_create(router, &options, &listener, &nav), RS_OK);
+    /* The navigator keeps the router alive. */
+    CHECK_STATUS(rs_router_destroy(router), RS_OK);
+    CHECK_STATUS(rs_navigator_set_speed_alert_options(nav, 5, 10, 2), RS_OK);
+    for (int k = 0; k < 10; k++) {
+        rs_fix f = rs_fix_make(47.57, -122.1499 + 0.0002 * k); /* 15 m apart, eastbound */
+        f.time = 1400000000 + k;
+        f.speed = 25; /* 90 km/h */
+        f.course = 90;
+        CHECK_STATUS(rs_navigator_update_location(nav, &f), RS_OK);
+    }
+    CHECK_NEAR(counts.last_percentage, 80, 1);
+    CHECK(counts.worst_severity == RS_SPEED_ALERT_MAJOR);
+    CHECK_STATUS(rs_navigator_destroy(nav), RS_OK);
+    CHECK_STATUS(rs_map_close(map), RS_OK);
+}
+
 /* Threads: each with its own snapper gets the same results as the main thread; one snapper shared by two
  * threads either works or says RS_E_BUSY, never both at once; each thread has its own error message. */
 typedef struct {
@@ -705,6 +893,8 @@ int main(int argc, char **argv) {
     rs_router *router = NULL;
     rs_map *small_map = NULL;
     test_small_map(&router, &small_map);
+    test_navigator(router, small_ends);
+    test_speed_alerts();
     test_threads(map, router);
     CHECK_STATUS(rs_router_destroy(router), RS_OK);
     CHECK_STATUS(rs_map_close(small_map), RS_OK);

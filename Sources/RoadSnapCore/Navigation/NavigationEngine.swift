@@ -61,14 +61,14 @@ final class NavigationEngine: @unchecked Sendable {
     var isStarted = true
     var isUpdatingLocation = false
     var allowsBackgroundLocationUpdates = false
-    var providerListeners: [WeakListener<RoadSnappedLocationProviderListener>] = []
+    var providerListeners: [WeakLocationListener] = []
     let matcher: OnlineMatcher
     var lastLocation: RoadSnappedLocation?
     var lastRawFix: Fix?
     private var lastRawPoint: LocalPoint?
 
     // Navigator.
-    var navigatorListeners: [WeakListener<NavigatorListener>] = []
+    var navigatorListeners: [WeakNavigatorListener] = []
     var guidance = GuidanceOptions()
     var route: Route?
     var legIndex = 0
@@ -137,17 +137,17 @@ final class NavigationEngine: @unchecked Sendable {
     // MARK: Delivery
 
     struct Listeners {
-        var navigator: [NavigatorListener]
-        var provider: [RoadSnappedLocationProviderListener]
+        var navigator: [WeakNavigatorListener]
+        var provider: [WeakLocationListener]
         var navigatorFacade: Navigator?
         var providerFacade: RoadSnappedLocationProvider?
     }
 
+    /// The listener lists (weak references, shared without copying; released listeners are skipped at delivery
+    /// and dropped from the lists on the next add or remove) and the façades to pass to them.
     private func snapshotListeners() -> Listeners {
-        navigatorListeners.removeAll { $0.object == nil }
-        providerListeners.removeAll { $0.object == nil }
-        return Listeners(navigator: navigatorListeners.compactMap(\.value), provider: providerListeners.compactMap(\.value),
-                         navigatorFacade: navigatorFacade, providerFacade: providerFacade)
+        return Listeners(navigator: navigatorListeners, provider: providerListeners, navigatorFacade: navigatorFacade,
+                         providerFacade: providerFacade)
     }
 
     private func deliver(_ events: [NavigationEvent], to listeners: Listeners) {
@@ -160,12 +160,15 @@ final class NavigationEngine: @unchecked Sendable {
         for event in events {
             switch event {
             case let .location(location):
-                if let p = l.providerFacade { for x in l.provider { x.locationProvider(p, didUpdate: location) } }
+                if let p = l.providerFacade {
+                    for w in l.provider { w.value?.locationProvider(p, didUpdate: location) }
+                }
             case let .status(callback, status):
                 callback(status)
             default:
                 guard let n = l.navigatorFacade else { continue }
-                for x in l.navigator {
+                for w in l.navigator {
+                    guard let x = w.value else { continue }
                     switch event {
                     case let .arrived(w): x.navigator(n, didArriveAt: w)
                     case .routeChanged: x.navigatorDidChangeRoute(n)
@@ -200,7 +203,7 @@ final class NavigationEngine: @unchecked Sendable {
                 .squareRoot()
             fix.speed = d / (time - t0)
         }
-        let result = matcher.update(fix)
+        let result = matcher.update(fix, at: point)
         lastRawFix = fix
         lastRawPoint = point
         // With a lag, matches held back by a restart come first; a fix without a road passes through raw.
@@ -280,7 +283,7 @@ final class NavigationEngine: @unchecked Sendable {
         if let e = location.edge {
             located = tracker?.locate(edge: e, isForward: location.isForward, offset: location.offset)
         }
-        if arrive(location, located: located != nil, &events) { return }
+        if arrive(location, point: point, located: located != nil, &events) { return }
         if located != nil {
             offRouteCount = 0
             wrongCourseCount = 0
@@ -316,10 +319,13 @@ final class NavigationEngine: @unchecked Sendable {
 
     /// Fires arrival once for the current leg when the location is within the arrival radius of its destination:
     /// along the route when on it, else straight-line once close along it (lock held). True when arrived.
-    private func arrive(_ location: RoadSnappedLocation, located: Bool, _ events: inout [NavigationEvent]) -> Bool {
+    private func arrive(_ location: RoadSnappedLocation, point: LocalPoint, located: Bool,
+                        _ events: inout [NavigationEvent]) -> Bool
+    {
         guard let t = tracker, !arrivedAtCurrentLeg else { return arrivedAtCurrentLeg }
         let remaining = t.remainingDistance
-        let direct = location.coordinate.distance(to: t.leg.snappedDestination)
+        let dx = point.x - t.destinationPoint.x, dy = point.y - t.destinationPoint.y
+        let direct = (dx * dx + dy * dy).squareRoot()
         guard (located && remaining <= guidance.arrivalRadius)
             || (direct <= guidance.arrivalRadius && remaining <= max(200, 4 * guidance.arrivalRadius))
         else { return false }
@@ -412,7 +418,7 @@ final class NavigationEngine: @unchecked Sendable {
         install(newRoute, &events)
         navState = .enroute
         // A new route that is no longer than the arrival radius means the driver is there.
-        if arrive(location, located: true, &events) { return }
+        if arrive(location, point: matcher.snapper.project(fix.coordinate), located: true, &events) { return }
         appendNavInfo(&events, force: true)
     }
 
@@ -426,7 +432,8 @@ final class NavigationEngine: @unchecked Sendable {
     /// Starts tracking the leg at `legIndex` (lock held).
     func startLeg(_ events: inout [NavigationEvent]) {
         guard let route, legIndex < route.legs.count else { return }
-        tracker = LegTracker(leg: route.legs[legIndex])
+        let leg = route.legs[legIndex]
+        tracker = LegTracker(leg: leg, destinationPoint: matcher.snapper.project(leg.snappedDestination))
         arrivedAtCurrentLeg = false
         offRouteCount = 0
         wrongCourseCount = 0

@@ -7,11 +7,16 @@ public final class Navigator: Sendable {
 
     /// Adds a listener (held weakly); events arrive on the session's listener queue.
     public func add(_ listener: NavigatorListener) {
-        engine.read { engine.navigatorListeners.append(WeakListener(listener)) }
+        engine.read {
+            engine.navigatorListeners.removeAll { $0.value == nil }
+            engine.navigatorListeners.append(WeakNavigatorListener(value: listener))
+        }
     }
 
     public func remove(_ listener: NavigatorListener) {
-        engine.read { engine.navigatorListeners.removeAll { $0.object == nil || $0.object === listener } }
+        engine.read {
+            engine.navigatorListeners.removeAll { $0.value == nil || $0.value === listener }
+        }
     }
 
     /// Routes from the current location through `waypoints` (one leg each); `callback` gets the route status on the
@@ -143,11 +148,16 @@ public final class RoadSnappedLocationProvider: Sendable {
 
     /// Adds a listener (held weakly); locations arrive on the session's listener queue.
     public func add(_ listener: RoadSnappedLocationProviderListener) {
-        engine.read { engine.providerListeners.append(WeakListener(listener)) }
+        engine.read {
+            engine.providerListeners.removeAll { $0.value == nil }
+            engine.providerListeners.append(WeakLocationListener(value: listener))
+        }
     }
 
     public func remove(_ listener: RoadSnappedLocationProviderListener) {
-        engine.read { engine.providerListeners.removeAll { $0.object == nil || $0.object === listener } }
+        engine.read {
+            engine.providerListeners.removeAll { $0.value == nil || $0.value === listener }
+        }
     }
 
     /// Starts reporting locations to listeners.

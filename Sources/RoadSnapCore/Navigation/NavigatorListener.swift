@@ -41,9 +41,12 @@ public protocol RoadSnappedLocationProviderListener: AnyObject {
     func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation)
 }
 
-/// A weak reference to a listener.
-struct WeakListener<T> {
-    weak var object: AnyObject?
-    init(_ listener: T) { object = listener as AnyObject }
-    var value: T? { object as? T }
+/// A weak reference to a navigator listener.
+struct WeakNavigatorListener {
+    weak var value: NavigatorListener?
+}
+
+/// A weak reference to a location listener.
+struct WeakLocationListener {
+    weak var value: RoadSnappedLocationProviderListener?
 }

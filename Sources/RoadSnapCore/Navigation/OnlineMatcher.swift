@@ -29,7 +29,7 @@ public final class OnlineMatcher {
         /// States further than this (log-probability) below a layer's best are dropped.
         public var beam = 14.0
         /// States kept per layer.
-        public var maxStates = 10
+        public var maxStates = 8
         /// A time gap (seconds) after which matching restarts without transitions.
         public var maxGap = 60.0
 
@@ -102,7 +102,11 @@ public final class OnlineMatcher {
     /// positions earlier), nil when none did. `unmatched` is true when no road lies within the radius of the fix;
     /// the history restarts then and the matches it still held come back in `released`.
     public func update(_ fix: Fix) -> (match: Match?, unmatched: Bool, released: [Match]) {
-        let p = snapper.project(fix.coordinate)
+        update(fix, at: snapper.project(fix.coordinate))
+    }
+
+    /// `update(_:)` for a fix already projected into the network's local frame (`snapper.project`).
+    public func update(_ fix: Fix, at p: LocalPoint) -> (match: Match?, unmatched: Bool, released: [Match]) {
         candidates.removeAll(keepingCapacity: true)
         snapper.query.forEachCandidate(near: p, radius: options.radius) { c in
             if candidates.count < options.maxCandidates { candidates.append(c) }
@@ -121,7 +125,8 @@ public final class OnlineMatcher {
         next.removeAll(keepingCapacity: true)
         for c in candidates {
             let length = network.edges[c.edge].length
-            for forward in [true, false] {
+            for direction in 0..<2 {
+                let forward = direction == 0
                 let arc = RoadGraph.arc(edge: c.edge, forward: forward)
                 guard graph.arcTail[arc] >= 0 else { continue }
                 let bearing = forward ? c.bearing : (c.bearing + 180).truncatingRemainder(dividingBy: 360)
@@ -135,12 +140,22 @@ public final class OnlineMatcher {
                                   distance: c.distance, bearing: bearing, score: emission, prev: -1))
             }
         }
+        // Candidates far less likely than the best one by their emission alone cannot win: drop them early.
+        if let top = next.max(by: { $0.score < $1.score })?.score {
+            next.removeAll { $0.score < top - options.beam }
+        }
         if let last = layers.last, !last.states.isEmpty, transitionsAllowed(from: last.fix, to: fix) {
             connect(from: last, to: p)
         }
         prune()
-        layers.append(Layer(fix: fix, point: p, states: next))
-        if layers.count > options.lag + 1 { layers.removeFirst(layers.count - options.lag - 1) }
+        // Recycle the oldest layer's storage as the next scratch buffer (no allocation per fix).
+        var recycled: [State] = []
+        if layers.count >= options.lag + 1 {
+            recycled = layers.removeFirst().states
+            recycled.removeAll(keepingCapacity: true)
+        }
+        swap(&next, &recycled)
+        layers.append(Layer(fix: fix, point: p, states: recycled))
         guard layers.count == options.lag + 1 else { return (nil, false, []) }
         return (finalMatch(), false, [])
     }
@@ -174,14 +189,19 @@ public final class OnlineMatcher {
             .squareRoot()
         let bound = min(3000, 2 * straight + 60)
         let graph = network.graph
-        best = [Double](repeating: -.infinity, count: next.count)
-        bestPrev = [Int32](repeating: -1, count: next.count)
+        best.removeAll(keepingCapacity: true)
+        best.append(contentsOf: repeatElement(-.infinity, count: next.count))
+        bestPrev.removeAll(keepingCapacity: true)
+        bestPrev.append(contentsOf: repeatElement(-1, count: next.count))
         let prevStates = last.states
-        var searchedHead: Int32 = -1
-        // Group previous states by the node they run into; one bounded search per node.
-        let order = prevStates.indices.sorted { graph.arcHead[Int(prevStates[$0].arc)] < graph.arcHead[Int(prevStates[$1].arc)] }
-        for i in order {
+        var searchedHead: Int32 = -1, searchedBound = -Double.infinity
+        // Previous states best first (prune keeps them sorted): once a state scores below every new state's best
+        // so far, no later one can improve any (transitions only lower a score).
+        var reached = 0
+        var worstBest = -Double.infinity
+        for i in prevStates.indices {
             let s = prevStates[i]
+            if reached == next.count, s.score < worstBest { break }
             let arc = Int(s.arc)
             let head = graph.arcHead[arc]
             let toEnd = graph.arcLength[arc] - s.position
@@ -195,12 +215,26 @@ public final class OnlineMatcher {
                         route = abs(d)
                     } else {
                         // Backwards along the same arc: only by driving round, which the search finds.
-                        if !searched { if searchedHead != head { search(from: Int(head), bound: bound - toEnd); searchedHead = head }; searched = true }
+                        if !searched {
+                            if searchedHead != head || searchedBound < bound - toEnd {
+                                search(from: Int(head), bound: bound - toEnd)
+                                searchedHead = head
+                                searchedBound = bound - toEnd
+                            }
+                            searched = true
+                        }
                         guard let via = distance(to: Int(graph.arcTail[Int(t.arc)])) else { continue }
                         route = toEnd + via + t.position
                     }
                 } else {
-                    if !searched { if searchedHead != head { search(from: Int(head), bound: bound - toEnd); searchedHead = head }; searched = true }
+                    if !searched {
+                            if searchedHead != head || searchedBound < bound - toEnd {
+                                search(from: Int(head), bound: bound - toEnd)
+                                searchedHead = head
+                                searchedBound = bound - toEnd
+                            }
+                            searched = true
+                        }
                     guard let via = distance(to: Int(graph.arcTail[Int(t.arc)])) else { continue }
                     route = toEnd + via + t.position
                     if route > bound { continue }
@@ -208,8 +242,13 @@ public final class OnlineMatcher {
                 var transition = -abs(route - straight) / options.beta
                 if Int(t.arc) >> 1 == arc >> 1, t.arc != s.arc { transition -= 5 }  // U-turn onto the same road
                 let score = s.score + transition
-                if score > best[j] { best[j] = score; bestPrev[j] = Int32(i) }
+                if score > best[j] {
+                    if best[j] == -.infinity { reached += 1 }
+                    best[j] = score
+                    bestPrev[j] = Int32(i)
+                }
             }
+            if reached == next.count { worstBest = best.min() ?? -.infinity }
         }
         var any = false
         for j in next.indices where best[j] > -.infinity {
@@ -223,33 +262,52 @@ public final class OnlineMatcher {
     }
 
     /// Bounded Dijkstra over nodes from `source` (turn restrictions are not applied: this measures distance).
+    /// The scratch arrays are moved into locals for the loop so that no exclusivity check runs per access.
     private func search(from source: Int, bound: Double) {
         generation &+= 1
         if generation == 0 {
             for k in nodeStamp.indices { nodeStamp[k] = 0 }
             generation = 1
         }
+        let gen = generation
+        var distance: [Double] = [], stamp: [UInt32] = [], queue: [(Double, Int32)] = []
+        swap(&distance, &nodeDistance)
+        swap(&stamp, &nodeStamp)
+        swap(&queue, &heap)
+        defer {
+            swap(&distance, &nodeDistance)
+            swap(&stamp, &nodeStamp)
+            swap(&queue, &heap)
+        }
         let graph = network.graph
-        heap.removeAll(keepingCapacity: true)
-        nodeDistance[source] = 0
-        nodeStamp[source] = generation
+        queue.removeAll(keepingCapacity: true)
+        distance[source] = 0
+        stamp[source] = gen
         guard bound >= 0 else { return }
-        heapPush((0, Int32(source)))
-        while let (d, n) = heapPop() {
-            let node = Int(n)
-            if d > nodeDistance[node] { continue }
-            var k = Int(graph.outStart[node])
-            let end = Int(graph.outStart[node + 1])
-            while k < end {
-                let arc = Int(graph.outArcs[k])
-                let h = Int(graph.arcHead[arc])
-                let nd = d + graph.arcLength[arc]
-                if nd <= bound, nodeStamp[h] != generation || nd < nodeDistance[h] {
-                    nodeStamp[h] = generation
-                    nodeDistance[h] = nd
-                    heapPush((nd, Int32(h)))
+        OnlineMatcher.heapPush(&queue, (0, Int32(source)))
+        graph.outStart.withUnsafeBufferPointer { outStart in
+            graph.outArcs.withUnsafeBufferPointer { outArcs in
+                graph.arcHead.withUnsafeBufferPointer { arcHead in
+                    graph.arcLength.withUnsafeBufferPointer { arcLength in
+                        while let (d, n) = OnlineMatcher.heapPop(&queue) {
+                            let node = Int(n)
+                            if d > distance[node] { continue }
+                            var k = Int(outStart[node])
+                            let end = Int(outStart[node + 1])
+                            while k < end {
+                                let arc = Int(outArcs[k])
+                                let h = Int(arcHead[arc])
+                                let nd = d + arcLength[arc]
+                                if nd <= bound, stamp[h] != gen || nd < distance[h] {
+                                    stamp[h] = gen
+                                    distance[h] = nd
+                                    OnlineMatcher.heapPush(&queue, (nd, Int32(h)))
+                                }
+                                k += 1
+                            }
+                        }
+                    }
                 }
-                k += 1
             }
         }
     }
@@ -257,7 +315,7 @@ public final class OnlineMatcher {
     @inline(__always)
     private func distance(to node: Int) -> Double? { nodeStamp[node] == generation ? nodeDistance[node] : nil }
 
-    private func heapPush(_ e: (Double, Int32)) {
+    private static func heapPush(_ heap: inout [(Double, Int32)], _ e: (Double, Int32)) {
         heap.append(e)
         var i = heap.count - 1
         while i > 0 {
@@ -268,7 +326,7 @@ public final class OnlineMatcher {
         }
     }
 
-    private func heapPop() -> (Double, Int32)? {
+    private static func heapPop(_ heap: inout [(Double, Int32)]) -> (Double, Int32)? {
         guard let top = heap.first else { return nil }
         let last = heap.removeLast()
         if heap.isEmpty { return top }
@@ -290,12 +348,11 @@ public final class OnlineMatcher {
     private func prune() {
         guard let top = next.max(by: { $0.score < $1.score })?.score else { return }
         for k in next.indices { next[k].score -= top }
-        if next.count > options.maxStates || next.contains(where: { $0.score < -options.beam }) {
-            // Keep indices of `prev` valid: they point into the previous layer, so reordering here is safe.
-            next.sort { $0.score > $1.score }
-            next.removeAll { $0.score < -options.beam }
-            if next.count > options.maxStates { next.removeLast(next.count - options.maxStates) }
-        }
+        // Best first (the next step relies on it); `prev` indices point into the previous layer, so reordering
+        // this one is safe.
+        next.sort { $0.score > $1.score }
+        if let cut = next.firstIndex(where: { $0.score < -options.beam }) { next.removeLast(next.count - cut) }
+        if next.count > options.maxStates { next.removeLast(next.count - options.maxStates) }
     }
 
     private func bestIndex(_ states: [State]) -> Int? {

@@ -14,8 +14,12 @@ struct LegTracker {
     /// Arcs of the leg, flagged per arc id, for route-biased matching.
     private(set) var position: LegPosition?
 
-    init(leg: RouteLeg) {
+    /// The leg's destination on the road, in the network's local frame.
+    let destinationPoint: LocalPoint
+
+    init(leg: RouteLeg, destinationPoint: LocalPoint) {
         self.leg = leg
+        self.destinationPoint = destinationPoint
         var times: [Double] = [0]
         times.reserveCapacity(leg.segments.count + 1)
         for s in leg.segments { times.append(times[times.count - 1] + s.duration) }
