@@ -98,24 +98,44 @@ enum MatchBenchmark {
                   + " (length-weighted over \(data.count) tracks)")
             if verbose { print("  per track (mismatch/sub-matches):" + line) }
         }
-        // Throughput: each track matched repeatedly, one thread.
+        // Throughput: each track matched repeatedly, one thread; baseline: plain nearest-road snapping of the same
+        // fixes (projection + candidate search + choice), in the same process.
         let iterations = args.contains("quick") ? 5 : 30
+        let kubicka = try throughput(data.map { ($0.network, $0.track) }, matchers: matchers, iterations: iterations)
+        print("kubicka throughput: " + kubicka)
+        let network = try MapLoader.load(path: root + "/Samples/bellevue-issue147.osm.gz")
+        let drive = try TrackReader.read(path: root + "/Samples/newson-krumm-bellevue.csv")
+        let sample = try throughput([(network, drive)], matchers: [try MapMatcher(network: network, parameters: params)],
+                                    iterations: iterations * 4)
+        print("sample drive throughput: " + sample)
+    }
+
+    /// "N fixes/s, ns/fix median M p99 P; baseline snapping B fixes/s (ratio R)" over `iterations` runs per track.
+    static func throughput(_ work: [(RoadNetwork, Track)], matchers: [MapMatcher], iterations: Int) throws -> String {
         var perFix: [Double] = []
-        var fixes = 0, seconds = 0.0
-        for (k, m) in zip(data, matchers) {
-            for _ in 0..<3 { _ = try m.match(k.track) }  // warm-up
+        var fixes = 0, seconds = 0.0, snapFixes = 0, snapSeconds = 0.0
+        for ((network, track), m) in zip(work, matchers) {
+            let snapper = try Snapper(network: network)
+            for _ in 0..<3 { _ = try m.match(track); _ = try snapper.snap(track.fixes) }  // warm-up
             for _ in 0..<iterations {
                 let t0 = now()
-                _ = try m.match(k.track)
+                _ = try m.match(track)
                 let dt = now() - t0
-                perFix.append(dt / Double(k.track.fixes.count) * 1e9)
-                fixes += k.track.fixes.count
+                perFix.append(dt / Double(track.fixes.count) * 1e9)
+                fixes += track.fixes.count
                 seconds += dt
+                let t1 = now()
+                _ = try snapper.snap(track.fixes)
+                snapSeconds += now() - t1
+                snapFixes += track.fixes.count
             }
         }
         perFix.sort()
-        print("kubicka throughput: \(fmt(Double(fixes) / seconds, 0)) fixes/s, ns/fix median \(fmt(perFix[perFix.count / 2], 0))"
-              + " p99 \(fmt(perFix[min(perFix.count - 1, perFix.count * 99 / 100)], 0)) (\(iterations) runs of each track)")
+        let rate = Double(fixes) / seconds, snapRate = Double(snapFixes) / snapSeconds
+        return "\(fmt(rate, 0)) fixes/s, ns/fix median \(fmt(perFix[perFix.count / 2], 0))"
+            + " p99 \(fmt(perFix[min(perFix.count - 1, perFix.count * 99 / 100)], 0)) (\(iterations) runs of each track);"
+            + " baseline nearest-road snapping \(fmt(snapRate, 0)) fixes/s, matching/snapping time ratio"
+            + " \(fmt(snapRate / rate, 2))"
     }
 
     static func fmt(_ v: Double, _ digits: Int) -> String {

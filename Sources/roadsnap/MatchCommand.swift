@@ -11,6 +11,8 @@ enum MatchCommand {
     /// What became of one track.
     struct Outcome: Sendable {
         var fixes = 0, matched = 0, subMatches = 0
+        /// Seconds spent in the match call alone.
+        var matchSeconds = 0.0
         var text: String? = nil
         var error: String? = nil
     }
@@ -88,20 +90,21 @@ enum MatchCommand {
         let seconds = monotonicSeconds() - t0
         if terminal { writeStderr("\r\u{1B}[K") }
 
-        var failed = 0, fixes = 0, matched = 0, subs = 0
+        var failed = 0, fixes = 0, matched = 0, subs = 0, matchSeconds = 0.0
         for o in batch.outcomes {
             if let e = o.error {
                 failed += 1
                 writeStderr("roadsnap match: \(e)\n")
                 continue
             }
-            fixes += o.fixes; matched += o.matched; subs += o.subMatches
+            fixes += o.fixes; matched += o.matched; subs += o.subMatches; matchSeconds += o.matchSeconds
             if outDir == nil, let text = o.text { print(text, terminator: "") }
         }
         var summary = "tracks: \(paths.count - failed) matched, \(failed) failed\n"
         summary += "fixes: \(fixes), matched \(matched) (\(format1(fixes == 0 ? 0 : 100 * Double(matched) / Double(fixes)))%)\n"
         summary += "sub-matches: \(subs)\n"
-        summary += "speed: \(format(seconds > 0 ? Double(fixes) / seconds : 0, 0)) fixes/s on \(jobs) thread(s)"
+        summary += "speed: \(format(matchSeconds > 0 ? Double(fixes) / matchSeconds : 0, 0)) fixes/s per thread matching;"
+            + " \(format(seconds > 0 ? Double(fixes) / seconds : 0, 0)) fixes/s overall on \(jobs) thread(s)"
             + " (\(format(seconds, 2)) s incl. reading and writing)\n"
         if let outDir { summary += "wrote \(paths.count - failed) file(s) to \(outDir)\n" }
         writeStderr(summary)
@@ -119,7 +122,9 @@ enum MatchCommand {
             let track = try TrackReader.read(path: path)
             matcher.parameters = defaults
             if autoSigma, let s = matcher.estimateSigma(track) { matcher.parameters.sigma = s }
+            let t0 = monotonicSeconds()
             let result = try matcher.match(track)
+            o.matchSeconds = monotonicSeconds() - t0
             o.fixes = track.fixes.count
             o.matched = result.matchedCount
             o.subMatches = result.subMatches.count

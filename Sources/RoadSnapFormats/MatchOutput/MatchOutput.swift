@@ -34,65 +34,87 @@ public enum MatchOutput {
         try AtomicFile.write(render(result, track: track, network: network, format: format), to: path)
     }
 
-    static func json(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
+    /// Seconds since the epoch as ISO 8601 UTC (`2009-01-17T20:45:25Z`, milliseconds when not whole), formatted
+    /// with gmtime_r: one formatter object per fix is too slow for batch outputs.
+    public static func isoTime(_ t: Double) -> String {
+        guard t.isFinite, abs(t) < 1e11 else { return "" }
+        let whole = t.rounded(.down)
+        var millis = Int(((t - whole) * 1000).rounded())
+        var secs = time_t(whole)
+        if millis == 1000 { secs += 1; millis = 0 }
+        var tm = tm()
+        gmtime_r(&secs, &tm)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        var s = "\(tm.tm_year + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday))T\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec))"
+        if millis > 0 { s += "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis) }
+        return s + "Z"
     }
-
-    static func position(_ c: GeoCoordinate) -> [Double] { [c.longitude, c.latitude] }
 
     static func r3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 
     /// One LineString per sub-match (`edge_ids`, `length_m`, `duration_s`, `confidence`, `first_fix`, `last_fix`),
     /// then one Point per input fix (`fix_index`, `time`, `matched`, `edge_id`, `distance_m`, `offset_m`).
     public static func geojson(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
-        var features: [[String: Any]] = []
+        var features: [JSONValue] = []
+        features.reserveCapacity(result.subMatches.count + track.fixes.count)
         for (k, sub) in result.subMatches.enumerated() {
-            var props: [String: Any] = [
-                "sub_match": k,
-                "edge_ids": result.edgeSourceIDs(of: sub, in: network).map(SnapOutput.jsonID),
-                "length_m": r3(sub.length),
-                "confidence": r3(sub.confidence),
-                "first_fix": sub.firstFix,
-                "last_fix": sub.lastFix,
-                "matched_fixes": sub.matchedFixCount,
+            let props: JSONValue = [
+                "sub_match": .number(k),
+                "edge_ids": .array(result.edgeSourceIDs(of: sub, in: network).map(id)),
+                "length_m": .number(r3(sub.length)),
+                "duration_s": sub.duration.map { .number(r3($0)) } ?? .null,
+                "confidence": .number(r3(sub.confidence)),
+                "first_fix": .number(sub.firstFix),
+                "last_fix": .number(sub.lastFix),
+                "matched_fixes": .number(sub.matchedFixCount),
             ]
-            props["duration_s"] = sub.duration.map { r3($0) as Any } ?? NSNull()
-            var coords = sub.geometry.map(position)
-            if coords.count == 1 { coords.append(coords[0]) }  // a LineString needs two positions
-            features.append(["type": "Feature", "properties": props,
-                             "geometry": ["type": "LineString", "coordinates": coords]])
+            features.append(["type": "Feature", "properties": props, "geometry": line(sub.geometry)])
         }
         for (i, fix) in track.fixes.enumerated() {
             let m = i < result.fixes.count ? result.fixes[i] : nil
-            var props: [String: Any] = ["fix_index": i, "matched": m != nil]
-            props["time"] = fix.time.map { SnapOutput.isoTime($0) as Any } ?? NSNull()
-            let point: GeoCoordinate
+            var props: [String: JSONValue] = [
+                "fix_index": .number(i), "matched": .bool(m != nil),
+                "time": fix.time.map { .string(isoTime($0)) } ?? .null,
+                "edge_id": .null, "distance_m": .null, "offset_m": .null,
+            ]
+            var point = fix.coordinate
             if let m {
-                props["edge_id"] = SnapOutput.jsonID(network.edges[m.edge].sourceID)
-                props["distance_m"] = r3(m.distance)
-                props["offset_m"] = r3(m.offset)
-                props["forward"] = m.forward
-                props["sub_match"] = m.subMatch
+                props["edge_id"] = id(network.edges[m.edge].sourceID)
+                props["distance_m"] = .number(r3(m.distance))
+                props["offset_m"] = .number(r3(m.offset))
+                props["forward"] = .bool(m.forward)
+                props["sub_match"] = .number(m.subMatch)
                 props["raw_position"] = position(fix.coordinate)
                 point = m.coordinate
-            } else {
-                props["edge_id"] = NSNull()
-                props["distance_m"] = NSNull()
-                props["offset_m"] = NSNull()
-                point = fix.coordinate
             }
-            features.append(["type": "Feature", "properties": props,
+            features.append(["type": "Feature", "properties": .object(props),
                              "geometry": ["type": "Point", "coordinates": position(point)]])
         }
-        return json(["type": "FeatureCollection", "features": features])
+        return JSONValue.object(["type": "FeatureCollection", "features": .array(features)]).text()
+    }
+
+    /// A source id as JSON: a number when it is one.
+    static func id(_ id: EdgeSourceID) -> JSONValue {
+        switch id {
+        case let .osmWay(n), let .number(n): return .int(n)
+        case let .string(s): return .string(s)
+        }
+    }
+
+    static func position(_ c: GeoCoordinate) -> JSONValue { [.number(c.longitude), .number(c.latitude)] }
+
+    /// A GeoJSON LineString (a lone point is repeated: a LineString needs two positions).
+    static func line(_ points: [GeoCoordinate]) -> JSONValue {
+        var coords = points.map(position)
+        if coords.count == 1 { coords.append(coords[0]) }
+        return ["type": "LineString", "coordinates": .array(coords)]
     }
 
     /// One row per input fix.
     public static func csv(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
         var out = "fix_index,time,lat,lon,matched,sub_match,edge_id,forward,matched_lat,matched_lon,distance_m,offset_m\n"
         for (i, fix) in track.fixes.enumerated() {
-            let time = fix.time.map { SnapOutput.isoTime($0) } ?? ""
+            let time = fix.time.map { isoTime($0) } ?? ""
             out += "\(i),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),"
             if i < result.fixes.count, let m = result.fixes[i] {
                 out += "true,\(m.subMatch),\(csvField(network.edges[m.edge].sourceID.description)),\(m.forward),"
@@ -140,10 +162,11 @@ public enum MatchOutput {
     /// OSRM `match` service response: `code`, `matchings` (confidence, distance, duration, GeoJSON geometry, legs)
     /// and `tracepoints` (null for fixes not matched), so OSRM clients can switch.
     public static func osrm(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
-        var matchings: [[String: Any]] = []
+        var matchings: [JSONValue] = []
         var waypointIndex = [Int](repeating: 0, count: track.fixes.count)
         for (k, sub) in result.subMatches.enumerated() {
-            var legs: [[String: Any]] = []
+            var legs: [JSONValue] = []
+            var total = 0.0
             var previous: (Int, MatchedFix)? = nil
             var w = 0
             for i in sub.firstFix...sub.lastFix {
@@ -154,34 +177,31 @@ public enum MatchOutput {
                     let distance = max(0, m.along - p.along)
                     let duration = legDuration(from: j, to: i, distance: distance, on: m.edge, track: track,
                                                network: network)
-                    legs.append(["distance": r3(distance), "duration": r3(duration), "weight": r3(duration),
-                                 "summary": "", "steps": [Any]()])
+                    total += r3(duration)
+                    legs.append(["distance": .number(r3(distance)), "duration": .number(r3(duration)),
+                                 "weight": .number(r3(duration)), "summary": "", "steps": []])
                 }
                 previous = (i, m)
             }
-            let duration = legs.reduce(0.0) { $0 + ($1["duration"] as? Double ?? 0) }
-            var coords = sub.geometry.map(position)
-            if coords.count == 1 { coords.append(coords[0]) }
             matchings.append([
-                "confidence": r3(sub.confidence), "distance": r3(sub.length), "duration": r3(duration),
-                "weight": r3(duration), "weight_name": "duration", "legs": legs,
-                "geometry": ["type": "LineString", "coordinates": coords],
+                "confidence": .number(r3(sub.confidence)), "distance": .number(r3(sub.length)),
+                "duration": .number(r3(total)), "weight": .number(r3(total)), "weight_name": "duration",
+                "legs": .array(legs), "geometry": line(sub.geometry),
             ])
         }
-        var tracepoints: [Any] = []
-        for (i, fix) in track.fixes.enumerated() {
-            guard i < result.fixes.count, let m = result.fixes[i] else { tracepoints.append(NSNull()); continue }
-            _ = fix
+        var tracepoints: [JSONValue] = []
+        for i in track.fixes.indices {
+            guard i < result.fixes.count, let m = result.fixes[i] else { tracepoints.append(.null); continue }
             tracepoints.append([
-                "location": position(m.coordinate), "name": network.edges[m.edge].attributes.name ?? "",
-                "distance": r3(m.distance), "hint": "", "matchings_index": m.subMatch,
-                "waypoint_index": waypointIndex[i], "alternatives_count": 0,
-            ] as [String: Any])
+                "location": position(m.coordinate), "name": .string(network.edges[m.edge].attributes.name ?? ""),
+                "distance": .number(r3(m.distance)), "hint": "", "matchings_index": .number(m.subMatch),
+                "waypoint_index": .number(waypointIndex[i]), "alternatives_count": 0,
+            ])
         }
-        let code = result.subMatches.isEmpty ? "NoMatch" : "Ok"
-        var doc: [String: Any] = ["code": code, "tracepoints": tracepoints, "matchings": matchings]
+        var doc: [String: JSONValue] = ["code": result.subMatches.isEmpty ? "NoMatch" : "Ok",
+                                        "tracepoints": .array(tracepoints), "matchings": .array(matchings)]
         if result.subMatches.isEmpty { doc["message"] = "Could not match the trace." }
-        return json(doc)
+        return JSONValue.object(doc).text()
     }
 
     /// Seconds between fixes `a` and `b`: their time difference when both have one, else the distance at the road's
