@@ -86,6 +86,7 @@ capi-test: deps
 	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR)
 	$(CAPI_TEST_DIR)/test_api_static $(CURDIR)
 	$(VALGRIND) $(CAPI_TEST_DIR)/snap_and_match $(SAMPLE_MAP) $(SAMPLE_TRACK)
+	$(CAPI_TEST_DIR)/navigate $(SAMPLE_MAP) 47.5819,-122.1123 47.5779,-122.1712
 	@# The suppressions must not hide a real leak: a program leaking a snapper's results buffer must fail.
 	@if $(VALGRIND) $(CAPI_TEST_DIR)/leak_canary $(CURDIR)/Tests/c/Fixtures/two-roads.geojson 2>$(CAPI_TEST_DIR)/canary.txt; then \
 	  echo "valgrind did not report the leak canary's leak"; cat $(CAPI_TEST_DIR)/canary.txt; exit 1; \

@@ -183,6 +183,34 @@ func waypoint(_ lat: Double, _ lon: Double, _ title: String) -> Waypoint {
         return h
     }
 
+    @Test func simulatorLeavingTheRouteTriggersReroutingThenARouteChange() throws {
+        let h = try Harness(map: NavigationFixtures.monaco, start: utc(2021, 6, 21, 10))
+        let nav = h.session.navigator
+        h.session.locationSimulator.simulateLocation(at: Self.fontvieille)
+        #expect(h.setDestinations([Self.larvotto]) == .ok)
+        nav.isGuidanceActive = true
+        let planned = try #require(nav.currentRouteLeg)
+        // The simulator drives its own route into Fontvieille, leaving the guided route after ~90 m.
+        #expect(h.session.locationSimulator.simulateAlongNewRoute(toDestinations: [waypoint(43.7290, 7.4180, "")]) == .ok)
+        h.run(seconds: 120) { h.recorder.events.contains(.navInfo(.rerouting, false)) }
+        h.run(seconds: 5)
+        h.onQueue {
+            let e = h.recorder.events.filter { if case .navInfo = $0 { return true }; return $0 == .routeChanged }
+            let k = e.firstIndex(of: .navInfo(.rerouting, false))
+            #expect(k != nil)
+            if let k {
+                #expect(e[(k + 1)...].first == .routeChanged)
+                #expect(e[(k + 1)...].dropFirst().first == .navInfo(.enroute, true))
+            }
+        }
+        let rerouted = try #require(nav.currentRouteLeg)
+        #expect(rerouted.destination.title == "Larvotto")
+        #expect(rerouted.origin.coordinate != planned.origin.coordinate)
+        #expect(nav.distanceToWaypoint(Self.larvotto) == nav.distanceToNextDestination)
+        #expect(nav.timeToWaypoint(Self.larvotto) == nav.timeToNextDestination)
+        #expect(nav.timeToWaypoint(Self.portHercule) == nil)
+    }
+
     @Test func thresholdsGateRemainingTimeAndDistance() throws {
         let h = try simulatedDrive { nav in
             nav.distanceUpdateThreshold = 100

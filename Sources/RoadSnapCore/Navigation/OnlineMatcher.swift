@@ -17,7 +17,7 @@ public final class OnlineMatcher {
         /// Transition scale, metres.
         public var beta = 6.0
         /// Edges considered per fix.
-        public var maxCandidates = 8
+        public var maxCandidates = 6
         /// Spread of heading error (degrees) when the fix's course is used.
         public var headingSigma = 45.0
         /// The course is used only at or above this speed (m/s) when the fix has a speed.
@@ -29,7 +29,7 @@ public final class OnlineMatcher {
         /// States further than this (log-probability) below a layer's best are dropped.
         public var beam = 14.0
         /// States kept per layer.
-        public var maxStates = 8
+        public var maxStates = 6
         /// A time gap (seconds) after which matching restarts without transitions.
         public var maxGap = 60.0
 
