@@ -101,6 +101,8 @@ struct StepBuilder {
         var exitNumber: String?
         var lanes: [Lane] = []
         var towards: String?
+        /// For roundabouts: the first ring segment (where the step is announced).
+        var entry: Int?
     }
 
     /// Name changes closer than this (metres) to the previous or next step are not announced.
@@ -116,15 +118,16 @@ struct StepBuilder {
             let a = arcs[i - 1], b = arcs[i]
             let ra = leg.attributes(a), rb = leg.attributes(b)
             if rb.isRoundabout && !ra.isRoundabout {
+                let ring = { (k: Int) -> Bool in leg.attributes(arcs[k]).isRoundabout }
                 var j = i
-                while j < arcs.count && leg.attributes(arcs[j]).isRoundabout { j += 1 }
+                while j < arcs.count && ring(j) { j += 1 }
                 let exit = roundaboutExit(arcs, entry: i, exitAt: j)
                 let cw = clockwise(arcs, entry: i, exitAt: j)
                 let dir = j < arcs.count ? TurnDirection(angle: signedAngle(from: leg.geometry.endBearing[a],
                                                                            to: leg.geometry.startBearing[arcs[j]])) : nil
                 let seg = j < arcs.count ? j : i
                 pending.append(Pending(segment: seg, maneuver: Maneuver.roundabout(dir, clockwise: cw), turn: dir,
-                                       exit: j < arcs.count ? exit : -1))
+                                       exit: j < arcs.count ? exit : -1, entry: i))
                 i = j < arcs.count ? j + 1 : arcs.count
                 startedOnRing = false
                 continue
@@ -161,15 +164,19 @@ struct StepBuilder {
     }
 
     /// Number of the exit taken: ring nodes passed with a road leaving the ring, counting the exit's own node.
+    /// Driveways (service roads, destination-only access) do not count as exits unless the route takes one.
     func roundaboutExit(_ arcs: [Int], entry: Int, exitAt j: Int) -> Int {
         let g = leg.network.graph
         var count = 0
         for m in entry..<min(j, arcs.count) {
             let v = Int(g.arcHead[arcs[m]])
+            let taken = m + 1 < arcs.count ? arcs[m + 1] : -1
             var hasExit = false
             for k in Int(g.outStart[v])..<Int(g.outStart[v + 1]) {
                 let o = Int(g.outArcs[k])
-                if !leg.attributes(o).isRoundabout { hasExit = true; break }
+                let a = leg.attributes(o)
+                if a.isRoundabout { continue }
+                if o == taken || (a.roadClass != .service && a.access != .destination) { hasExit = true; break }
             }
             if hasExit { count += 1 }
         }
@@ -343,8 +350,7 @@ struct StepBuilder {
             var time = timeAt[p.segment]
             if p.maneuver.family == .roundabout, p.exit > 0 {
                 // Announced at the ring's entry: back up to where the ring starts.
-                var k = p.segment
-                while k > 0, leg.attributes(arcs[k - 1]).isRoundabout { k -= 1 }
+                let k = p.entry ?? p.segment
                 distance = segments[k].distanceFromLegStart; time = timeAt[k]
                 let entryNode = Int(leg.network.graph.arcTail[arcs[k]])
                 add(p.maneuver, segment: p.segment, location: leg.network.nodes[entryNode], distance: distance,

@@ -251,6 +251,8 @@ public struct RouteStep: Hashable, Sendable {
     public var segmentIndex: Int
     /// Distance to show for the stretch up to this step, rounded as navigation displays do.
     public var roundedDistanceFromPreviousStep: Double { DisplayRounding.distance(distanceFromPreviousStep) }
+    /// Time to show for the stretch up to this step: nearest minute, at least one (seconds).
+    public var roundedTimeFromPreviousStep: Double { DisplayRounding.time(timeFromPreviousStep) }
 
     public init(stepNumber: Int, maneuver: Maneuver, location: GeoCoordinate, simpleRoadName: String,
                 fullRoadName: String, instruction: String, distanceFromPreviousStep: Double,

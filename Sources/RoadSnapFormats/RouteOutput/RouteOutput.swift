@@ -69,7 +69,7 @@ public enum RouteOutput {
             "distance_from_prev_step_m": round1(s.distanceFromPreviousStep),
             "time_from_prev_step_s": round1(s.timeFromPreviousStep),
             "rounded_distance_from_prev_step_m": s.roundedDistanceFromPreviousStep,
-            "rounded_time_from_prev_step_s": DisplayRounding.time(s.timeFromPreviousStep),
+            "rounded_time_from_prev_step_s": s.roundedTimeFromPreviousStep,
             "driving_side": s.drivingSide.rawValue, "roundabout_turn_number": s.roundaboutTurnNumber,
         ]
         if let n = s.exitNumber { o["exit_number"] = n }

@@ -8,7 +8,8 @@ Usage (Python >= 3.12, the osrm-bindings wheel is cp312-abi3):
 For each map: osrm-extract with the wheel's stock car.lua profile, osrm-contract (CH), then PAIRS random pairs:
 two random vertices of car roads (seeded), each snapped with OSRM Nearest (within 2 km), kept when the
 OSRM route between the snapped points is at least 1 km. Records the route's own start and end (OSRM moves points
-off small disconnected fragments) with OSRM's route distance and duration.
+off small disconnected fragments) with OSRM's route distance, duration and the exit
+numbers of its roundabout steps.
 """
 import json, random, shutil, subprocess, sys
 from pathlib import Path
@@ -55,7 +56,7 @@ for m in maps:
         if len(pts) < 2:
             continue
         try:
-            r = engine.Route(osrm.RouteParameters(coordinates=pts, overview="false"))
+            r = engine.Route(osrm.RouteParameters(coordinates=pts, overview="false", steps=True))
         except Exception:
             continue
         route = r["routes"][0]
@@ -64,6 +65,9 @@ for m in maps:
         # Where OSRM actually routed from and to (it moves points off small disconnected fragments).
         pts = [tuple(w["location"]) for w in r["waypoints"]]
         rows.append({"from": [round(pts[0][1], 7), round(pts[0][0], 7)], "to": [round(pts[1][1], 7), round(pts[1][0], 7)],
-                     "distance_m": round(route["distance"], 1), "duration_s": round(route["duration"], 1)})
+                     "distance_m": round(route["distance"], 1), "duration_s": round(route["duration"], 1),
+                     "roundabout_exits": [int(st["maneuver"]["exit"]) for st in route["legs"][0]["steps"]
+                                          if st["maneuver"]["type"] in ("roundabout", "rotary", "roundabout turn")
+                                          and "exit" in st["maneuver"]]})
     out["maps"].append({"map": src.name, "pairs": rows})
 print(json.dumps(out, indent=1))
