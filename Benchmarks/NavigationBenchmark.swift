@@ -56,23 +56,26 @@ enum NavigationBenchmark {
         let hmm = measureFed(items: n, nextBatch) { for f in $0 { _ = matcher.update(f) } }
         row("OnlineMatcher.update (lag 0)", hmm)
 
-        // Whole provider path, listener called synchronously on the feeding thread.
+        // A session whose provider is updating, with a counting listener on provider and navigator.
         let clock = VirtualClock(start: drive.first?.time ?? 0)
-        let session = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
-        let counter = CountingListener()
-        session.roadSnappedLocationProvider.add(counter)
-        session.navigator.add(counter)
-        session.roadSnappedLocationProvider.startUpdatingLocation()
+        func makeSession(_ queue: DispatchQueue?) throws -> (NavigationSession, CountingListener) {
+            let session = try NavigationSession(router: router, clock: clock, listenerQueue: queue)
+            let counter = CountingListener()
+            session.roadSnappedLocationProvider.add(counter)
+            session.navigator.add(counter)
+            session.roadSnappedLocationProvider.startUpdatingLocation()
+            return (session, counter)
+        }
+
+        // Whole provider path, listener called synchronously on the feeding thread.
+        let (session, counter) = try makeSession(nil)
         let provider = session.roadSnappedLocationProvider
         let sync = measureFed(items: n, nextBatch) { for f in $0 { provider.updateLocation(with: f) } }
         row("provider, free drive, listener inline", sync)
 
         // Listener on its own queue: the fix is processed inline, the call is queued (drained each iteration).
         let queue = DispatchQueue(label: "bench.listeners")
-        let queued = try NavigationSession(router: router, clock: clock, listenerQueue: queue)
-        let counter2 = CountingListener()
-        queued.roadSnappedLocationProvider.add(counter2)
-        queued.roadSnappedLocationProvider.startUpdatingLocation()
+        let (queued, _) = try makeSession(queue)
         let qp = queued.roadSnappedLocationProvider
         let async = measureFed(items: n, nextBatch) { batch in
             for f in batch { qp.updateLocation(with: f) }
@@ -81,11 +84,7 @@ enum NavigationBenchmark {
         row("provider, free drive, listener on a queue", async)
 
         // Guidance: the drive's own end as destination (reroutes where the driver leaves the route).
-        let guided = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
-        let counter3 = CountingListener()
-        guided.roadSnappedLocationProvider.add(counter3)
-        guided.navigator.add(counter3)
-        guided.roadSnappedLocationProvider.startUpdatingLocation()
+        let (guided, counter3) = try makeSession(nil)
         let gp = guided.roadSnappedLocationProvider
         let destination = Waypoint(coordinate: drive[drive.count - 1].coordinate)
         let guidance = measureFed(items: n, nextBatch) { batch in

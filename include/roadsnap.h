@@ -482,8 +482,9 @@ typedef struct rs_nav_info {
  * rs_navigator_create. Functions are called on the thread of the rs_navigator_* call that caused the event
  * (update_location, advance_clock, continue_to_next_destination, ...), before that call returns; events of
  * rs_navigator_set_destinations come from the library's routing thread while set_destinations waits for it; with a
- * system clock, simulated fixes come from a library timer thread. They may call rs_ functions, except
- * rs_navigator_destroy on the navigator calling them. Pointer arguments are valid during the call only. */
+ * system clock, simulated fixes come from a library timer thread. They may call rs_ functions, including
+ * rs_navigator_destroy; rs_navigator_set_destinations from a callback of the same navigator gives RS_E_BUSY (it
+ * would wait for the thread delivering the callback). Pointer arguments are valid during the call only. */
 typedef struct rs_navigator_listener {
     void *user_data;
     void (*did_arrive_at_waypoint)(void *user_data, int64_t waypoint_index, const rs_waypoint *waypoint);
@@ -525,12 +526,13 @@ typedef struct rs_navigator_state {
 rs_status rs_navigator_create(rs_router *router, const rs_navigator_options *options,
                               const rs_navigator_listener *listener, rs_navigator **out_navigator);
 
-/* Stops the session (and its simulator) and releases the handle. Must not be called from one of its callbacks. */
+/* Stops the session (and its simulator) and releases the handle; events still being delivered finish first. */
 rs_status rs_navigator_destroy(rs_navigator *navigator);
 
 /* Routes from the current location (the last fix given or simulated) through `waypoints`, one leg each, and waits
  * for the result. RS_OK with *out_route_status RS_ROUTE_OK when a route was installed; RS_E_NO_ROUTE otherwise
- * (RS_ROUTE_LOCATION_UNAVAILABLE before the first fix). Guidance is not started: rs_navigator_set_guidance. */
+ * (RS_ROUTE_LOCATION_UNAVAILABLE before the first fix). Guidance is not started: rs_navigator_set_guidance.
+ * Errors: RS_E_BUSY when called from one of this navigator's callbacks. */
 rs_status rs_navigator_set_destinations(rs_navigator *navigator, const rs_waypoint *waypoints, size_t count,
                                         const rs_route_options *options, rs_route_status *out_route_status);
 

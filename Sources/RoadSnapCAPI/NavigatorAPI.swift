@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import RoadSnapCHeader
 import RoadSnapCore
 import Synchronization
@@ -8,8 +9,26 @@ final class CNavigatorListener: NavigatorListener, RoadSnappedLocationProviderLi
     private let table: rs_navigator_listener
     /// The destinations last set, to report arrivals by index.
     let destinations = Mutex<[Waypoint]>([])
+    /// Threads inside one of this listener's C functions (nesting depth by thread).
+    private let delivering = Mutex<[UInt: Int]>([:])
 
     init(_ table: rs_navigator_listener) { self.table = table }
+
+    /// Whether the calling thread is inside one of the C functions (a call back into the navigator from there).
+    var isCallingBack: Bool { delivering.withLock { $0[UInt(pthread_self())] != nil } }
+
+    /// Runs a C function, marking the thread as inside it.
+    private func deliver(_ body: () -> Void) {
+        let me = UInt(pthread_self())
+        delivering.withLock { $0[me, default: 0] += 1 }
+        defer {
+            delivering.withLock { d in
+                d[me, default: 1] -= 1
+                if d[me] == 0 { d[me] = nil }
+            }
+        }
+        body()
+    }
 
     func navigator(_ navigator: Navigator, didArriveAt waypoint: Waypoint) {
         guard let f = table.did_arrive_at_waypoint else { return }
@@ -17,33 +36,42 @@ final class CNavigatorListener: NavigatorListener, RoadSnappedLocationProviderLi
         var w = rs_waypoint(latitude: waypoint.coordinate.latitude, longitude: waypoint.coordinate.longitude,
                             heading: waypoint.preferredHeading ?? .nan,
                             prefer_same_side_of_road: waypoint.preferSameSideOfRoad ? 1 : 0, reserved: 0)
-        f(table.user_data, Int64(index), &w)
+        deliver { f(table.user_data, Int64(index), &w) }
     }
 
-    func navigatorDidChangeRoute(_ navigator: Navigator) { table.did_change_route?(table.user_data) }
+    func navigatorDidChangeRoute(_ navigator: Navigator) {
+        guard let f = table.did_change_route else { return }
+        deliver { f(table.user_data) }
+    }
 
     func navigator(_ navigator: Navigator, didUpdateRemainingTime time: Double) {
-        table.did_update_remaining_time?(table.user_data, time)
+        guard let f = table.did_update_remaining_time else { return }
+        deliver { f(table.user_data, time) }
     }
 
     func navigator(_ navigator: Navigator, didUpdateRemainingDistance distance: Double) {
-        table.did_update_remaining_distance?(table.user_data, distance)
+        guard let f = table.did_update_remaining_distance else { return }
+        deliver { f(table.user_data, distance) }
     }
 
     func navigator(_ navigator: Navigator, didUpdate delayCategory: DelayCategory) {
-        table.did_update_delay_category?(table.user_data, Int32(delayCategory.rawValue))
+        guard let f = table.did_update_delay_category else { return }
+        deliver { f(table.user_data, Int32(delayCategory.rawValue)) }
     }
 
     func navigator(_ navigator: Navigator, didChangeSuggestedLightingMode lightingMode: LightingMode) {
-        table.did_change_suggested_lighting_mode?(table.user_data, lightingMode.c)
+        guard let f = table.did_change_suggested_lighting_mode else { return }
+        deliver { f(table.user_data, lightingMode.c) }
     }
 
     func navigator(_ navigator: Navigator, didUpdateSpeedingPercentage percentageAboveLimit: Double) {
-        table.did_update_speeding_percentage?(table.user_data, percentageAboveLimit)
+        guard let f = table.did_update_speeding_percentage else { return }
+        deliver { f(table.user_data, percentageAboveLimit) }
     }
 
     func navigator(_ navigator: Navigator, didUpdate speedAlertSeverity: SpeedAlertSeverity, speedingPercentage: Double) {
-        table.did_update_speed_alert_severity?(table.user_data, speedAlertSeverity.c, speedingPercentage)
+        guard let f = table.did_update_speed_alert_severity else { return }
+        deliver { f(table.user_data, speedAlertSeverity.c, speedingPercentage) }
     }
 
     func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) {
@@ -61,7 +89,7 @@ final class CNavigatorListener: NavigatorListener, RoadSnappedLocationProviderLi
                     time_to_next_destination: navInfo.timeToNextDestinationSeconds,
                     distance_to_final_destination: navInfo.distanceToFinalDestinationMeters,
                     time_to_final_destination: navInfo.timeToFinalDestinationSeconds)
-                f(table.user_data, &info)
+                deliver { f(table.user_data, &info) }
             }
         }
     }
@@ -73,7 +101,7 @@ final class CNavigatorListener: NavigatorListener, RoadSnappedLocationProviderLi
             altitude: location.altitude, course: location.course, speed: location.speed, time: location.timestamp,
             accuracy: location.horizontalAccuracy, edge: Int64(location.edge ?? -1), forward: location.isForward ? 1 : 0,
             reserved: 0, offset: location.offset, distance_from_fix: location.distanceFromFix)
-        f(table.user_data, &l)
+        deliver { f(table.user_data, &l) }
     }
 }
 
@@ -171,6 +199,10 @@ public func rs_navigator_set_destinations(_ navigator: OpaquePointer?, _ waypoin
     apiCall { () throws(APIFailure) in
         outRouteStatus?.pointee = RS_ROUTE_INTERNAL_ERROR
         let n = try navigatorObject(navigator)
+        guard !n.listener.isCallingBack else {
+            throw APIFailure(RS_E_BUSY, "rs_navigator_set_destinations called from the navigator's own listener "
+                + "(it would wait for the thread delivering the callback)")
+        }
         let list = try checkedWaypoints(waypoints, count, status: outRouteStatus)
         n.listener.destinations.withLock { $0 = list }
         let done = DispatchSemaphore(value: 0)

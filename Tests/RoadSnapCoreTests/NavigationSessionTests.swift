@@ -51,21 +51,10 @@ final class EventRecorder: NavigatorListener, RoadSnappedLocationProviderListene
     func count(_ e: Event) -> Int { events.filter { $0 == e }.count }
 }
 
-/// Maps and routers shared by the navigation tests (loading and preprocessing once).
+/// Maps shared by the navigation tests (routers come from `RoutingTestData`, built once per process).
 enum NavigationFixtures {
-    nonisolated(unsafe) static var routers: [String: Router] = [:]
-    static let lock = NSLock()
-
-    static func router(_ path: String) throws -> Router {
-        lock.lock(); defer { lock.unlock() }
-        if let r = routers[path] { return r }
-        let network = path == TestData.bellevueMap ? try TestData.bellevue() : try RoadNetwork.load(osmPath: path)
-        let r = Router(network: network)
-        routers[path] = r
-        return r
-    }
-
-    static let monaco = TestData.fixture("osm/monaco.osm.pbf")
+    static func router(_ path: String) throws -> Router { try RoutingTestData.router(path) }
+    static var monaco: String { RoutingTestData.monaco }
 }
 
 /// A session on a virtual clock whose events are recorded; the clock is advanced on the listener queue so that

@@ -735,6 +735,48 @@ static void test_speed_alerts(void) {
     CHECK_STATUS(rs_map_close(map), RS_OK);
 }
 
+/* Calls back into the navigator from its own listener: set_destinations is refused with RS_E_BUSY (no deadlock),
+ * destroy is allowed and the call that delivered the event still returns. */
+typedef struct {
+    rs_navigator *nav;
+    rs_status set_status, destroy_status;
+    int calls;
+} reentry;
+
+static void on_location_reenter(void *u, const rs_road_snapped_location *l) {
+    (void)l;
+    reentry *r = u;
+    if (r->calls++ > 0) return;
+    rs_waypoint w = {47.5709, -122.1490, NAN, 0, 0};
+    r->set_status = rs_navigator_set_destinations(r->nav, &w, 1, NULL, NULL);
+    r->destroy_status = rs_navigator_destroy(r->nav);
+}
+
+static void test_navigator_reentry(void) {
+    rs_map *map = NULL;
+    rs_router *router = NULL;
+    CHECK_STATUS(rs_map_open(geojson_path, &map), RS_OK);
+    CHECK_STATUS(rs_router_create(map, &router), RS_OK);
+    reentry r = {NULL, RS_OK, RS_E_INTERNAL, 0};
+    rs_navigator_listener listener;
+    memset(&listener, 0, sizeof listener);
+    listener.user_data = &r;
+    listener.did_update_road_snapped_location = on_location_reenter;
+    rs_navigator_options options;
+    memset(&options, 0, sizeof options);
+    options.use_virtual_clock = 1;
+    options.virtual_clock_start = 1400000000;
+    CHECK_STATUS(rs_navigator_create(router, &options, &listener, &r.nav), RS_OK);
+    /* The simulator reports its first fix at once, inside this call. */
+    CHECK_STATUS(rs_navigator_simulate_at(r.nav, 47.57, -122.1495), RS_OK);
+    CHECK(r.calls == 1);
+    CHECK(r.set_status == RS_E_BUSY);
+    CHECK(r.destroy_status == RS_OK);
+    CHECK_STATUS(rs_navigator_advance_clock(r.nav, 1), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_router_destroy(router), RS_OK);
+    CHECK_STATUS(rs_map_close(map), RS_OK);
+}
+
 /* Threads: each with its own snapper gets the same results as the main thread; one snapper shared by two
  * threads either works or says RS_E_BUSY, never both at once; each thread has its own error message. */
 typedef struct {
@@ -895,6 +937,7 @@ int main(int argc, char **argv) {
     test_small_map(&router, &small_map);
     test_navigator(router, small_ends);
     test_speed_alerts();
+    test_navigator_reentry();
     test_threads(map, router);
     CHECK_STATUS(rs_router_destroy(router), RS_OK);
     CHECK_STATUS(rs_map_close(small_map), RS_OK);

@@ -209,32 +209,19 @@ public final class OnlineMatcher {
             for j in next.indices {
                 let t = next[j]
                 var route: Double
-                if t.arc == s.arc {
-                    let d = t.position - s.position
-                    if d >= -max(10, 2 * options.sigma) {
-                        route = abs(d)
-                    } else {
-                        // Backwards along the same arc: only by driving round, which the search finds.
-                        if !searched {
-                            if searchedHead != head || searchedBound < bound - toEnd {
-                                search(from: Int(head), bound: bound - toEnd)
-                                searchedHead = head
-                                searchedBound = bound - toEnd
-                            }
-                            searched = true
-                        }
-                        guard let via = distance(to: Int(graph.arcTail[Int(t.arc)])) else { continue }
-                        route = toEnd + via + t.position
-                    }
+                let along = t.position - s.position
+                if t.arc == s.arc, along >= -max(10, 2 * options.sigma) {
+                    route = abs(along)
                 } else {
+                    // Another arc, or backwards along the same one (only by driving round): the bounded search.
                     if !searched {
-                            if searchedHead != head || searchedBound < bound - toEnd {
-                                search(from: Int(head), bound: bound - toEnd)
-                                searchedHead = head
-                                searchedBound = bound - toEnd
-                            }
-                            searched = true
+                        if searchedHead != head || searchedBound < bound - toEnd {
+                            search(from: Int(head), bound: bound - toEnd)
+                            searchedHead = head
+                            searchedBound = bound - toEnd
                         }
+                        searched = true
+                    }
                     guard let via = distance(to: Int(graph.arcTail[Int(t.arc)])) else { continue }
                     route = toEnd + via + t.position
                     if route > bound { continue }
