@@ -95,6 +95,15 @@ import Testing
         return process
     }
 
+    /// Connects `client`, retrying for up to 15 s while gpsfake starts its gpsd.
+    static func connect(_ client: GPSDClient) -> Bool {
+        for _ in 0..<150 {
+            if (try? client.connect()) != nil { return true }
+            usleep(100_000)
+        }
+        return false
+    }
+
     static func stop(_ process: Process) {
         kill(-process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -108,11 +117,7 @@ import Testing
         defer { Self.stop(process) }
         // Wait until gpsd accepts connections.
         let probe = GPSDClient(host: "127.0.0.1", port: port, readTimeout: 5)
-        var up = false
-        for _ in 0..<150 {
-            if (try? probe.connect()) != nil { up = true; break }
-            usleep(100_000)
-        }
+        let up = Self.connect(probe)
         probe.close()
         try #require(up, "gpsd started by gpsfake did not accept connections on port \(port)")
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -146,12 +151,7 @@ import Testing
         let process = try Self.startGpsfake(port: port)
         defer { Self.stop(process) }
         let client = GPSDClient(host: "127.0.0.1", port: port, readTimeout: 20)
-        // gpsfake needs a moment to start its gpsd: retry the connection for up to 15 s.
-        var connected = false
-        for _ in 0..<150 {
-            if (try? client.connect()) != nil { connected = true; break }
-            usleep(100_000)
-        }
+        let connected = Self.connect(client)
         try #require(connected, "could not connect to the gpsd started by gpsfake on port \(port)")
         let csv = try TrackReader.read(path: Self.drive)
         var byTime: [Double: Int] = [:]
