@@ -205,23 +205,3 @@ private func withOptionalBuffer<R>(_ a: [Double]?, _ body: (UnsafePointer<Double
     guard let a else { return body(nil) }
     return a.withUnsafeBufferPointer { body($0.baseAddress) }
 }
-
-extension LocalFrame {
-    /// Unprojects arrays of points (metres) into `latitudes`/`longitudes` (degrees), resized to match, in one PROJ
-    /// call. Failed points become NaN.
-    public func inverse(x: [Double], y: [Double], latitudes: inout [Double], longitudes: inout [Double]) {
-        let n = min(x.count, y.count)
-        latitudes = [Double](repeating: 0, count: n)
-        longitudes = [Double](repeating: 0, count: n)
-        let rc = latitudes.withUnsafeMutableBufferPointer { la in
-            longitudes.withUnsafeMutableBufferPointer { lo in
-                rsc_frame_inverse(handle, x, y, la.baseAddress, lo.baseAddress, n)
-            }
-        }
-        if rc != RSC_OK {
-            for i in 0..<n where !(latitudes[i].isFinite && longitudes[i].isFinite) || abs(latitudes[i]) > 90 {
-                latitudes[i] = .nan; longitudes[i] = .nan
-            }
-        }
-    }
-}

@@ -146,21 +146,13 @@ public final class MapMatcher {
         }
         let raw = engine.fixes
         var matched = [MatchedFix?](repeating: nil, count: n)
-        var points: [LocalPoint] = []
-        var which: [Int] = []
         for i in 0..<n where raw[i].arc >= 0 {
-            points.append(raw[i].point)
-            which.append(i)
-        }
-        let coords = frame.inverse(points)
-        for (k, i) in which.enumerated() {
             let r = raw[i]
             let edge = RoadGraph.edge(ofArc: r.arc), forward = RoadGraph.isForward(r.arc)
-            let len = network.edges[edge].length
+            let offset = forward ? r.offset : max(0, network.edges[edge].length - r.offset)
             matched[i] = MatchedFix(edge: edge, forward: forward, subMatch: r.subMatch,
-                                    along: max(0, before[r.subMatch][r.pathIndex] + r.offset),
-                                    offset: forward ? r.offset : max(0, len - r.offset), distance: r.distance,
-                                    coordinate: coords[k])
+                                    along: max(0, before[r.subMatch][r.pathIndex] + r.offset), offset: offset,
+                                    distance: r.distance, coordinate: network.coordinate(onEdge: edge, offset: offset))
         }
         let subs = engineSubs.map { s -> SubMatch in
             var confidence: Double
@@ -181,45 +173,56 @@ public final class MapMatcher {
         return MatchResult(fixes: matched, subMatches: subs, parameters: parameters)
     }
 
-    /// The polyline along path steps.
+    /// The polyline along path steps: the edges' own vertices between points interpolated at the step ends.
     public func geometry(of steps: [PathStep]) -> [GeoCoordinate] {
-        var pts: [LocalPoint] = []
+        var points: [GeoCoordinate] = []
         for st in steps {
-            network.appendLocalPolyline(edge: RoadGraph.edge(ofArc: st.arc), forward: RoadGraph.isForward(st.arc),
-                                        from: st.from, to: max(st.from, st.to), into: &pts)
+            network.appendPolyline(edge: RoadGraph.edge(ofArc: st.arc), forward: RoadGraph.isForward(st.arc),
+                                   from: st.from, to: max(st.from, st.to), into: &points)
         }
-        return frame.inverse(pts)
+        return points
     }
 }
 
 extension RoadNetwork {
-    /// Appends the part of edge `edge` between `from` and `to` metres (measured in the travel direction) to `points`,
-    /// skipping a first point equal to the last one already there.
-    func appendLocalPolyline(edge: Int, forward: Bool, from: Double, to: Double, into points: inout [LocalPoint]) {
-        let len = edges[edge].length
-        // Work in geometry offsets.
-        let g0 = forward ? from : len - to, g1 = forward ? to : len - from
-        let shape = localGeometry(ofEdge: edge)
-        var piece: [LocalPoint] = [localPoint(onEdge: edge, offset: g0)]
-        var acc = 0.0
-        var i = shape.startIndex
-        while i + 1 < shape.endIndex {
-            let a = shape[i], b = shape[i + 1]
-            acc += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if acc > g0 && acc < g1 { piece.append(b) }
+    /// The point `offset` metres along edge `e` from its geometry start (clamped), interpolated between the edge's
+    /// WGS84 vertices by the local-frame segment lengths (no projection call).
+    public func coordinate(onEdge e: Int, offset: Double) -> GeoCoordinate {
+        let r = edges[e].shapeRange
+        var remaining = max(0, offset)
+        var i = r.lowerBound
+        while i + 1 < r.upperBound {
+            let a = localShape[i], b = localShape[i + 1]
+            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if remaining <= len {
+                let t = len > 0 ? remaining / len : 0
+                let p = shape[i], q = shape[i + 1]
+                return GeoCoordinate(uncheckedLatitude: p.latitude + t * (q.latitude - p.latitude),
+                                     longitude: p.longitude + t * (q.longitude - p.longitude))
+            }
+            remaining -= len
             i += 1
         }
-        piece.append(localPoint(onEdge: edge, offset: g1))
+        return shape[r.upperBound - 1]
+    }
+
+    /// Appends the part of edge `edge` between `from` and `to` metres (measured in the travel direction) to `points`,
+    /// skipping a first point equal to the last one already there.
+    func appendPolyline(edge: Int, forward: Bool, from: Double, to: Double, into points: inout [GeoCoordinate]) {
+        let len = edges[edge].length
+        let g0 = forward ? from : len - to, g1 = forward ? to : len - from  // geometry offsets
+        let r = edges[edge].shapeRange
+        var piece: [GeoCoordinate] = [coordinate(onEdge: edge, offset: g0)]
+        var acc = 0.0
+        var i = r.lowerBound
+        while i + 1 < r.upperBound {
+            let a = localShape[i], b = localShape[i + 1]
+            acc += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if acc > g0 && acc < g1 { piece.append(shape[i + 1]) }
+            i += 1
+        }
+        piece.append(coordinate(onEdge: edge, offset: g1))
         if !forward { piece.reverse() }
         for p in piece where points.last != p { points.append(p) }
-    }
-}
-
-extension LocalFrame {
-    /// Unprojects many local points in one PROJ call.
-    public func inverse(_ points: [LocalPoint]) -> [GeoCoordinate] {
-        var la: [Double] = [], lo: [Double] = []
-        inverse(x: points.map(\.x), y: points.map(\.y), latitudes: &la, longitudes: &lo)
-        return zip(la, lo).map { GeoCoordinate(uncheckedLatitude: $0, longitude: $1) }
     }
 }
