@@ -77,7 +77,8 @@ int64_t rs_open_handle_count(void);
 /* ---------------------------------------------------------------------------------------------------------------
  * Shared value types
  * --------------------------------------------------------------------------------------------------------------- */
-/* One GPS fix. latitude/longitude are required; the other fields are NAN when unknown. */
+/* One GPS fix. latitude/longitude are required; the other fields are NAN when unknown. A fix with latitude or
+ * longitude NaN or out of range, or a time beyond +-1e11 s, is invalid. */
 typedef struct rs_fix {
     double latitude;
     double longitude;
@@ -224,12 +225,13 @@ typedef struct rs_match rs_match;
 
 /* Matcher settings. A zeroed struct means every default; a field left 0 takes its default. */
 typedef struct rs_match_options {
-    double sigma;          /* GPS error standard deviation, metres (default 4.07) */
+    double sigma;          /* GPS error standard deviation, metres, up to 1000 (default 4.07) */
     int32_t estimate_sigma; /* 1: estimate sigma from each track (1.4826 x median distance to road), else 0 */
     int32_t max_candidates; /* nearest edges considered per fix, 1..256 (default 8) */
-    double beta;           /* transition scale, metres (default 3) */
-    double radius;         /* candidate search radius, metres (default 50) */
-    double max_gap;        /* a longer time gap between fixes splits the track, seconds (default 60; < 0: never) */
+    double beta;           /* transition scale, metres, up to 10000 (default 3) */
+    double radius;         /* candidate search radius, metres, up to 10000 (default 50) */
+    double max_gap;        /* a longer time gap between fixes splits the track, seconds, up to 1e7 (default 60;
+                            * < 0: never) */
 } rs_match_options;
 
 typedef enum rs_match_status {
@@ -504,10 +506,10 @@ typedef struct rs_navigator_options {
     int32_t use_virtual_clock;   /* 1: a virtual clock moved only by rs_navigator_advance_clock (tests, replays);
                                   * 0: the system clock (simulated fixes then arrive in real time) */
     int32_t reserved;
-    double virtual_clock_start;  /* seconds since the Unix epoch where the virtual clock starts */
+    double virtual_clock_start;  /* seconds since the Unix epoch where the virtual clock starts (finite) */
     double arrival_radius;       /* metres (default 20) */
-    double time_update_threshold;     /* seconds (default 1) */
-    double distance_update_threshold; /* metres (default 1) */
+    double time_update_threshold;     /* seconds >= 0 (0: the default, 1) */
+    double distance_update_threshold; /* metres >= 0 (0: the default, 1) */
 } rs_navigator_options;
 
 typedef struct rs_navigator_state {
@@ -567,7 +569,8 @@ rs_status rs_navigator_simulate_along_route(rs_navigator *navigator, double spee
 rs_status rs_navigator_simulate_at(rs_navigator *navigator, double latitude, double longitude);
 rs_status rs_navigator_stop_simulation(rs_navigator *navigator);
 
-/* Moves a virtual clock on by `seconds` (> 0), running what falls due (simulated fixes, refreshes) on this thread.
+/* Moves a virtual clock on by `seconds` (0 < seconds <= 3600), running what falls due (simulated fixes, refreshes)
+ * on this thread.
  * Errors: RS_E_INVALID_ARGUMENT with the system clock. */
 rs_status rs_navigator_advance_clock(rs_navigator *navigator, double seconds);
 

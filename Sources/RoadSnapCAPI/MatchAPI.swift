@@ -21,6 +21,13 @@ final class MatcherObject: ExclusiveObject, HandleObject, @unchecked Sendable {
 
     init(map: MapObject, options: rs_match_options) throws(APIFailure) {
         let parameters = MatchParameters(options)
+        // Bounds of the C API on top of `MatchParameters.validate` (which checks signs): values a real track can use.
+        for (name, value, limit) in [("sigma", parameters.sigma, 1000.0), ("beta", parameters.beta, 10_000),
+                                     ("radius", parameters.radius, maxSnapRadius), ("max gap", parameters.maxGap, 1e7)]
+            where !(value.isFinite && value <= limit)
+        {
+            throw APIFailure(RS_E_INVALID_ARGUMENT, "\(name) \(value) must be a finite number up to \(limit)")
+        }
         let graph = try map.matchGraph()
         matcher = try bridging { () throws(RoadSnapError) in
             try MapMatcher(network: map.network, graph: graph, parameters: parameters)

@@ -140,7 +140,17 @@ final class NavigatorObject: HandleObject {
 
     init(router: Router, options: rs_navigator_options, listener: rs_navigator_listener) throws(APIFailure) {
         self.router = router
-        virtualClock = options.use_virtual_clock != 0 ? VirtualClock(start: options.virtual_clock_start) : nil
+        let start = options.virtual_clock_start
+        guard start.isFinite, abs(start) <= maxFixTime else {
+            throw APIFailure(RS_E_INVALID_ARGUMENT, "virtual clock start \(start) s is not a time")
+        }
+        for (name, value) in [("time update threshold", options.time_update_threshold),
+                              ("distance update threshold", options.distance_update_threshold)]
+            where !(value.isFinite && value >= 0)
+        {
+            throw APIFailure(RS_E_INVALID_ARGUMENT, "\(name) \(value) must be a number >= 0 (0 for the default)")
+        }
+        virtualClock = options.use_virtual_clock != 0 ? VirtualClock(start: start) : nil
         let clock: NavigationClock = virtualClock ?? SystemClock()
         session = try bridging { () throws(RoadSnapError) in
             try NavigationSession(router: router, clock: clock, listenerQueue: nil)
@@ -165,6 +175,9 @@ final class NavigatorObject: HandleObject {
     /// Stops producing events (simulator and fix processing).
     func stop() { session.isStarted = false }
 }
+
+/// Largest step of `rs_navigator_advance_clock`, seconds (every simulated second is processed; loop for longer).
+let maxClockAdvance = 3600.0
 
 /// The session behind a navigator handle.
 private func navigatorObject(_ handle: OpaquePointer?) throws(APIFailure) -> NavigatorObject {
@@ -250,8 +263,8 @@ public func rs_navigator_update_location(_ navigator: OpaquePointer?, _ fix: Uns
         let n = try navigatorObject(navigator)
         guard let fix else { throw .null("fix") }
         guard let f = fix.pointee.checked else {
-            throw APIFailure(RS_E_INVALID_FIX,
-                             "fix (\(fix.pointee.latitude), \(fix.pointee.longitude)) is not a valid latitude/longitude")
+            throw APIFailure(RS_E_INVALID_FIX, "fix (\(fix.pointee.latitude), \(fix.pointee.longitude)) at time "
+                + "\(fix.pointee.time) is not a valid position and time")
         }
         n.session.roadSnappedLocationProvider.updateLocation(with: f)
     }
@@ -336,8 +349,8 @@ public func rs_navigator_advance_clock(_ navigator: OpaquePointer?, _ seconds: D
         guard let clock = n.virtualClock else {
             throw APIFailure(RS_E_INVALID_ARGUMENT, "the navigator runs on the system clock (use_virtual_clock = 0)")
         }
-        guard seconds > 0, seconds.isFinite else {
-            throw APIFailure(RS_E_INVALID_ARGUMENT, "seconds \(seconds) must be positive")
+        guard seconds > 0, seconds <= maxClockAdvance else {
+            throw APIFailure(RS_E_INVALID_ARGUMENT, "seconds \(seconds) must be in (0, \(Int(maxClockAdvance))]")
         }
         clock.advance(by: seconds)
     }

@@ -2,9 +2,11 @@ import RoadSnapCHeader
 import RoadSnapCore
 
 extension rs_fix {
-    /// The fix as a checked `Fix` (NaN optional fields become nil); nil when latitude/longitude are invalid.
+    /// The fix as a checked `Fix` (NaN optional fields become nil); nil when latitude/longitude are invalid or the
+    /// time is beyond ±`maxFixTime`.
     var checked: Fix? {
         guard let c = try? GeoCoordinate(latitude: latitude, longitude: longitude) else { return nil }
+        guard !time.isFinite || abs(time) <= maxFixTime else { return nil }
         func known(_ v: Double) -> Double? { v.isFinite ? v : nil }
         return Fix(coordinate: c, time: known(time), course: known(course), speed: known(speed),
                    altitude: known(altitude), horizontalAccuracy: known(accuracy))
@@ -63,6 +65,9 @@ final class SnapperObject: ExclusiveObject, HandleObject, @unchecked Sendable {
         return snapped
     }
 }
+
+/// Largest time in seconds from the epoch (either way) a fix may carry: about 3,000 years.
+let maxFixTime = 1e11
 
 /// Largest search radius a snapper accepts, metres.
 let maxSnapRadius = 10_000.0

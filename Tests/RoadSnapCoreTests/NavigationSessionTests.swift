@@ -200,6 +200,41 @@ func waypoint(_ lat: Double, _ lon: Double, _ title: String) -> Waypoint {
         #expect(nav.timeToWaypoint(Self.portHercule) == nil)
     }
 
+    @Test func realTimeClockDrivesTheSimulatorAndAStoppedSessionIgnoresFixes() throws {
+        let router = try NavigationFixtures.router(NavigationFixtures.monaco)
+        let queue = DispatchQueue(label: "test.realtime")
+        let session = try NavigationSession(router: router, clock: SystemClock(), listenerQueue: queue)
+        let recorder = EventRecorder()
+        session.roadSnappedLocationProvider.add(recorder)
+        session.roadSnappedLocationProvider.startUpdatingLocation()
+        session.locationSimulator.updateInterval = 0.05
+        session.locationSimulator.simulateLocation(at: Self.fontvieille)
+        // Wall-clock ticks every 50 ms: a few arrive within a second (a functional check, not a timing one).
+        var count = 0
+        for _ in 0..<100 where count < 4 {
+            usleep(20_000)
+            count = queue.sync { recorder.locations.count }
+        }
+        #expect(count >= 4)
+        let times = queue.sync { recorder.locations.map(\.timestamp) }
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        session.isStarted = false
+        #expect(!session.locationSimulator.isSimulating)
+        let stopped = queue.sync { recorder.locations.count }
+        session.roadSnappedLocationProvider.updateLocation(with: Fix(coordinate: Self.fontvieille))
+        usleep(100_000)
+        #expect(queue.sync { recorder.locations.count } == stopped)
+        // A released listener is no longer called.
+        let other = try Harness(map: NavigationFixtures.monaco, start: utc(2021, 6, 21, 10))
+        var transient: EventRecorder? = EventRecorder()
+        other.session.roadSnappedLocationProvider.add(transient!)
+        weak let gone = transient
+        transient = nil
+        #expect(gone == nil)
+        other.session.roadSnappedLocationProvider.updateLocation(with: Fix(coordinate: Self.fontvieille))
+        #expect(other.onQueue { other.recorder.locations.count } == 1)
+    }
+
     @Test func thresholdsGateRemainingTimeAndDistance() throws {
         let h = try simulatedDrive { nav in
             nav.distanceUpdateThreshold = 100

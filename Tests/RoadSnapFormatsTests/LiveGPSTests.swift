@@ -80,32 +80,78 @@ import Testing
         return UInt16(bigEndian: addr.sin_port)
     }
 
-    /// Debian's gpsd fed by gpsfake with the NMEA log of the real drive; the client must read the drive back.
-    /// gpsd 3.22 applies GPS week-rollover compensation to dates before its release, so the 2009 times come back
-    /// exactly 1024 weeks later; positions are unchanged.
-    @Test(.timeLimit(.minutes(1))) func readsARealDriveFromGpsdFedByGpsfake() throws {
+    /// Starts Debian's gpsfake (and the gpsd it runs) replaying the drive's NMEA log on `port`; fails when it cannot.
+    static func startGpsfake(port: UInt16) throws -> Process {
         let gpsfake = "/usr/bin/gpsfake"
         #expect(FileManager.default.isExecutableFile(atPath: gpsfake), "gpsfake missing: install Debian's gpsd-clients (make deps)")
-        let port = try Self.freePort()
         // Foundation starts the child as its own process group leader, so gpsfake and the gpsd it starts can be
         // stopped together through the group.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gpsfake)
-        process.arguments = ["-1", "-q", "-c", "0.01", "-P", String(port), Self.nmeaLog]
+        process.arguments = ["-1", "-q", "-c", "0.01", "-P", String(port), nmeaLog]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer {
-            kill(-process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        let client = GPSDClient(host: "127.0.0.1", port: port, readTimeout: 20)
-        // gpsfake needs a moment to start its gpsd: retry the connection for up to 15 s.
-        var connected = false
+        return process
+    }
+
+    /// Connects `client`, retrying for up to 15 s while gpsfake starts its gpsd.
+    static func connect(_ client: GPSDClient) -> Bool {
         for _ in 0..<150 {
-            if (try? client.connect()) != nil { connected = true; break }
+            if (try? client.connect()) != nil { return true }
             usleep(100_000)
         }
+        return false
+    }
+
+    static func stop(_ process: Process) {
+        kill(-process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// `roadsnap navigate --gpsd` on the same live feed: it routes from the first fix gpsd reports, follows the
+    /// drive and ends at the arrival.
+    @Test(.timeLimit(.minutes(1))) func navigateCommandFollowsAGpsdFeedToArrival() throws {
+        let port = try Self.freePort()
+        let process = try Self.startGpsfake(port: port)
+        defer { Self.stop(process) }
+        // Wait until gpsd accepts connections.
+        let probe = GPSDClient(host: "127.0.0.1", port: port, readTimeout: 5)
+        let up = Self.connect(probe)
+        probe.close()
+        try #require(up, "gpsd started by gpsfake did not accept connections on port \(port)")
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("roadsnap").path
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: binary)
+        // Fix 400 of the drive (20:52:05 UTC), well after the fixes gpsd skips while it starts.
+        run.arguments = ["navigate", "--map", FixturePaths.sample("bellevue-issue147.osm.gz"), "--gpsd",
+                         "127.0.0.1:\(port)", "--to", "47.57043333,-122.1329167"]
+        let out = Pipe()
+        run.standardOutput = out
+        run.standardError = FileHandle.nullDevice
+        try run.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        run.waitUntilExit()
+        #expect(run.terminationStatus == 0)
+        let events = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+        let names = events.compactMap { $0["event"] as? String }
+        #expect(names.last(where: { $0 == "didArriveAtWaypoint" }) != nil)
+        #expect(names.filter { $0 == "didUpdateLocation" }.count > 50)
+        #expect(events.contains { $0["event"] as? String == "routeStatus" && $0["status"] as? String == "ok" })
+    }
+
+    /// Debian's gpsd fed by gpsfake with the NMEA log of the real drive; the client must read the drive back.
+    /// gpsd 3.22 applies GPS week-rollover compensation to dates before its release, so the 2009 times come back
+    /// exactly 1024 weeks later; positions are unchanged.
+    @Test(.timeLimit(.minutes(1))) func readsARealDriveFromGpsdFedByGpsfake() throws {
+        let port = try Self.freePort()
+        let process = try Self.startGpsfake(port: port)
+        defer { Self.stop(process) }
+        let client = GPSDClient(host: "127.0.0.1", port: port, readTimeout: 20)
+        let connected = Self.connect(client)
         try #require(connected, "could not connect to the gpsd started by gpsfake on port \(port)")
         let csv = try TrackReader.read(path: Self.drive)
         var byTime: [Double: Int] = [:]

@@ -777,6 +777,128 @@ static void test_navigator_reentry(void) {
     CHECK_STATUS(rs_map_close(map), RS_OK);
 }
 
+/* Garbage in, status codes out: deterministic random values (NaN, infinities, huge, negative, zero, in range) and
+ * handles (live, closed, forged, of another kind, NULL) through every call taking them; none may crash or hang,
+ * every status must be a listed one, and the live handles must still work afterwards. */
+static uint64_t garbage_state = 7;
+static uint64_t garbage_next(void) {
+    uint64_t z = (garbage_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static double garbage_special(void) {
+    static const double special[] = {NAN, INFINITY, -INFINITY, 1e300, -1e300, 0, -1, 1e11, 47.57, -122.149, 91, 181};
+    return special[garbage_next() % (sizeof special / sizeof special[0])];
+}
+static double garbage_double(void) {
+    uint64_t r = garbage_next();
+    if (r % 3 == 0) return garbage_special();
+    return ((double)(r >> 11) / (double)(1ull << 53) - 0.5) * 400;
+}
+
+static void test_garbage(void) {
+    rs_map *map = NULL, *closed_map = NULL;
+    rs_router *router = NULL;
+    rs_snapper *snapper = NULL;
+    rs_matcher *matcher = NULL;
+    rs_navigator *nav = NULL;
+    CHECK_STATUS(rs_map_open(geojson_path, &map), RS_OK);
+    CHECK_STATUS(rs_map_open(geojson_path, &closed_map), RS_OK);
+    CHECK_STATUS(rs_map_close(closed_map), RS_OK);
+    CHECK_STATUS(rs_router_create(map, &router), RS_OK);
+    CHECK_STATUS(rs_snapper_create(map, 0, &snapper), RS_OK);
+    CHECK_STATUS(rs_matcher_create(map, NULL, &matcher), RS_OK);
+    rs_navigator_options no = {1, 0, 1400000000, 0, 0, 0};
+    CHECK_STATUS(rs_navigator_create(router, &no, NULL, &nav), RS_OK);
+    void *handles[] = {map, closed_map, router, snapper, matcher, nav, NULL, (void *)(uintptr_t)0x12345,
+                       (void *)&handles};
+    size_t nh = sizeof handles / sizeof handles[0];
+    int bad_status = 0;
+#define G_HANDLE(type) ((type *)handles[garbage_next() % nh])
+#define G_CALL(call)                                                                                   \
+    do {                                                                                               \
+        rs_status g_s_ = (call);                                                                       \
+        if ((int)g_s_ < 0 || (int)g_s_ > RS_E_NO_ROUTE || strcmp(rs_status_name(g_s_), "RS_E_UNKNOWN") == 0) \
+            bad_status++;                                                                              \
+    } while (0)
+    for (int k = 0; k < 300; k++) {
+        rs_fix fixes_in[4];
+        for (int j = 0; j < 4; j++) {
+            fixes_in[j] = rs_fix_make(garbage_double(), garbage_double());
+            fixes_in[j].time = garbage_double();
+            fixes_in[j].course = garbage_double();
+            fixes_in[j].speed = garbage_double();
+        }
+        rs_snap_result sr[4];
+        rs_matched_fix mf4[4];
+        rs_waypoint w[2] = {{garbage_double(), garbage_double(), garbage_double(), (int32_t)garbage_next(), 0},
+                            {garbage_double(), garbage_double(), garbage_double(), 0, 0}};
+        rs_route_options ro = {(int32_t)garbage_next(), (int32_t)garbage_next(), (int32_t)garbage_next(), 0};
+        rs_match_options mo = {garbage_double(), (int32_t)garbage_next(), (int32_t)garbage_next(), garbage_double(),
+                               garbage_double(), garbage_double()};
+        size_t n = 0;
+        char buf[8];
+        rs_map_info mi;
+        rs_edge_info ei;
+        rs_snapper *s2 = NULL;
+        rs_matcher *m2 = NULL;
+        rs_match *match = NULL;
+        rs_route *route = NULL;
+        rs_navigator_state st;
+        G_CALL(rs_map_get_info(G_HANDLE(rs_map), &mi));
+        G_CALL(rs_map_get_edge(G_HANDLE(rs_map), (int64_t)garbage_next(), &ei));
+        G_CALL(rs_map_edge_name(G_HANDLE(rs_map), (int64_t)(garbage_next() % 5) - 1, buf, garbage_next() % 9, &n));
+        G_CALL(rs_snapper_create(G_HANDLE(rs_map), garbage_double(), &s2));
+        if (s2) G_CALL(rs_snapper_destroy(s2));
+        G_CALL(rs_snapper_snap(G_HANDLE(rs_snapper), &fixes_in[0], &sr[0]));
+        G_CALL(rs_snapper_snap_batch(G_HANDLE(rs_snapper), fixes_in, garbage_next() % 5, sr, &n));
+        G_CALL(rs_matcher_create(G_HANDLE(rs_map), &mo, &m2));
+        if (m2) G_CALL(rs_matcher_destroy(m2));
+        G_CALL(rs_matcher_match(G_HANDLE(rs_matcher), fixes_in, garbage_next() % 5, mf4, &match));
+        if (match) {
+            G_CALL(rs_match_get_edges(match, garbage_next() % 3, NULL, 0, &n));
+            G_CALL(rs_match_close(match));
+        }
+        G_CALL(rs_router_route(G_HANDLE(rs_router), w, garbage_next() % 3, &ro, NULL, &route));
+        if (route) {
+            rs_route_step step;
+            G_CALL(rs_route_get_step(route, garbage_next() % 3, garbage_next() % 9, &step));
+            G_CALL(rs_route_step_text(route, 0, garbage_next() % 9, (rs_step_text)(garbage_next() % 6), buf,
+                                      sizeof buf, &n));
+            G_CALL(rs_route_close(route));
+        }
+        G_CALL(rs_navigator_update_location(G_HANDLE(rs_navigator), &fixes_in[1]));
+        G_CALL(rs_navigator_simulate_at(G_HANDLE(rs_navigator), garbage_double(), garbage_double()));
+        /* Valid steps are processed second by second: 1 s, or a special value (mostly refused). */
+        G_CALL(rs_navigator_advance_clock(G_HANDLE(rs_navigator), garbage_next() % 2 ? 1 : garbage_special()));
+        G_CALL(rs_navigator_set_speed_alert_options(G_HANDLE(rs_navigator), garbage_double(), garbage_double(),
+                                                    garbage_double()));
+        G_CALL(rs_navigator_get_state(G_HANDLE(rs_navigator), &st));
+        if (k % 50 == 0) G_CALL(rs_navigator_set_destinations(G_HANDLE(rs_navigator), w, 1, &ro, NULL));
+        rs_navigator_options go = {(int32_t)(garbage_next() % 2), 0, garbage_double(), garbage_double(),
+                                   garbage_double(), garbage_double()};
+        rs_navigator *n2 = NULL;
+        if (k % 20 == 0) {
+            G_CALL(rs_navigator_create(G_HANDLE(rs_router), &go, NULL, &n2));
+            if (n2) G_CALL(rs_navigator_destroy(n2));
+        }
+    }
+#undef G_CALL
+#undef G_HANDLE
+    CHECK(bad_status == 0);
+    /* The live handles still work. */
+    rs_fix f = rs_fix_make(47.57003, -122.1495);
+    rs_snap_result r;
+    CHECK_STATUS(rs_snapper_snap(snapper, &f, &r), RS_OK);
+    CHECK(r.status == RS_SNAP_SNAPPED);
+    CHECK_STATUS(rs_navigator_destroy(nav), RS_OK);
+    CHECK_STATUS(rs_matcher_destroy(matcher), RS_OK);
+    CHECK_STATUS(rs_snapper_destroy(snapper), RS_OK);
+    CHECK_STATUS(rs_router_destroy(router), RS_OK);
+    CHECK_STATUS(rs_map_close(map), RS_OK);
+}
+
 /* Threads: each with its own snapper gets the same results as the main thread; one snapper shared by two
  * threads either works or says RS_E_BUSY, never both at once; each thread has its own error message. */
 typedef struct {
@@ -938,6 +1060,7 @@ int main(int argc, char **argv) {
     test_navigator(router, small_ends);
     test_speed_alerts();
     test_navigator_reentry();
+    test_garbage();
     test_threads(map, router);
     CHECK_STATUS(rs_router_destroy(router), RS_OK);
     CHECK_STATUS(rs_map_close(small_map), RS_OK);

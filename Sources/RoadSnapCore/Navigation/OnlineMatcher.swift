@@ -107,11 +107,16 @@ public final class OnlineMatcher {
 
     /// `update(_:)` for a fix already projected into the network's local frame (`snapper.project`).
     public func update(_ fix: Fix, at p: LocalPoint) -> (match: Match?, unmatched: Bool, released: [Match]) {
-        candidates.removeAll(keepingCapacity: true)
+        // Scratch arrays are moved into locals while in use: no exclusivity check per access.
+        var found: [SnapCandidate] = []
+        swap(&found, &candidates)
+        defer { swap(&found, &candidates) }
+        found.removeAll(keepingCapacity: true)
+        let limit = options.maxCandidates
         snapper.query.forEachCandidate(near: p, radius: options.radius) { c in
-            if candidates.count < options.maxCandidates { candidates.append(c) }
+            if found.count < limit { found.append(c) }
         }
-        if candidates.isEmpty {
+        if found.isEmpty {
             return (nil, true, flush())
         }
         let sigma = max(options.sigma, fix.horizontalAccuracy ?? 0)
@@ -122,8 +127,10 @@ public final class OnlineMatcher {
             useHeading = false
         }
         let graph = network.graph
-        next.removeAll(keepingCapacity: true)
-        for c in candidates {
+        var states: [State] = []
+        swap(&states, &next)
+        states.removeAll(keepingCapacity: true)
+        for c in found {
             let length = network.edges[c.edge].length
             for direction in 0..<2 {
                 let forward = direction == 0
@@ -136,26 +143,23 @@ public final class OnlineMatcher {
                     emission -= 0.5 * d * d
                 }
                 if arc < routeArcs.count, routeArcs[arc] { emission += options.routeBonus }
-                next.append(State(arc: Int32(arc), position: forward ? c.offset : length - c.offset, point: c.point,
-                                  distance: c.distance, bearing: bearing, score: emission, prev: -1))
+                states.append(State(arc: Int32(arc), position: forward ? c.offset : length - c.offset, point: c.point,
+                                    distance: c.distance, bearing: bearing, score: emission, prev: -1))
             }
         }
         // Candidates far less likely than the best one by their emission alone cannot win: drop them early.
-        if let top = next.max(by: { $0.score < $1.score })?.score {
-            next.removeAll { $0.score < top - options.beam }
+        if let top = states.max(by: { $0.score < $1.score })?.score {
+            states.removeAll { $0.score < top - options.beam }
         }
         if let last = layers.last, !last.states.isEmpty, transitionsAllowed(from: last.fix, to: fix) {
-            connect(from: last, to: p)
+            connect(from: last, to: p, &states)
         }
-        prune()
+        OnlineMatcher.prune(&states, beam: options.beam, maxStates: options.maxStates)
         // Recycle the oldest layer's storage as the next scratch buffer (no allocation per fix).
-        var recycled: [State] = []
         if layers.count >= options.lag + 1 {
-            recycled = layers.removeFirst().states
-            recycled.removeAll(keepingCapacity: true)
+            next = layers.removeFirst().states
         }
-        swap(&next, &recycled)
-        layers.append(Layer(fix: fix, point: p, states: recycled))
+        layers.append(Layer(fix: fix, point: p, states: states))
         guard layers.count == options.lag + 1 else { return (nil, false, []) }
         return (finalMatch(), false, [])
     }
@@ -184,11 +188,18 @@ public final class OnlineMatcher {
     }
 
     /// Best predecessor for every new state (Viterbi step); leaves emissions alone where no transition exists.
-    private func connect(from last: Layer, to p: LocalPoint) {
+    private func connect(from last: Layer, to p: LocalPoint, _ next: inout [State]) {
         let straight = ((p.x - last.point.x) * (p.x - last.point.x) + (p.y - last.point.y) * (p.y - last.point.y))
             .squareRoot()
         let bound = min(3000, 2 * straight + 60)
         let graph = network.graph
+        var best: [Double] = [], bestPrev: [Int32] = []
+        swap(&best, &self.best)
+        swap(&bestPrev, &self.bestPrev)
+        defer {
+            swap(&best, &self.best)
+            swap(&bestPrev, &self.bestPrev)
+        }
         best.removeAll(keepingCapacity: true)
         best.append(contentsOf: repeatElement(-.infinity, count: next.count))
         bestPrev.removeAll(keepingCapacity: true)
@@ -332,14 +343,14 @@ public final class OnlineMatcher {
     }
 
     /// Keeps the best states within the beam, renormalised so the best scores 0.
-    private func prune() {
+    private static func prune(_ next: inout [State], beam: Double, maxStates: Int) {
         guard let top = next.max(by: { $0.score < $1.score })?.score else { return }
         for k in next.indices { next[k].score -= top }
         // Best first (the next step relies on it); `prev` indices point into the previous layer, so reordering
         // this one is safe.
         next.sort { $0.score > $1.score }
-        if let cut = next.firstIndex(where: { $0.score < -options.beam }) { next.removeLast(next.count - cut) }
-        if next.count > options.maxStates { next.removeLast(next.count - options.maxStates) }
+        if let cut = next.firstIndex(where: { $0.score < -beam }) { next.removeLast(next.count - cut) }
+        if next.count > maxStates { next.removeLast(next.count - maxStates) }
     }
 
     private func bestIndex(_ states: [State]) -> Int? {
