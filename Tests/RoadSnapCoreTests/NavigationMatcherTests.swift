@@ -36,4 +36,28 @@ import Testing
         #expect(lag0 >= 0.96)
         #expect(lag5 >= 0.98)
     }
+
+    @Test func guidanceBiasesAmbiguousFixesToTheRoute() throws {
+        let network = try TestData.bellevue()
+        let snapper = try Snapper(network: network)
+        // A place of the real drive where a second road lies within 4 m of the nearest one's distance.
+        let track = try TrackReader.read(path: TestData.bellevueDrive)
+        var found: (Fix, nearest: Int, other: Int)?
+        for f in track.fixes {
+            let c = snapper.candidates(near: f.coordinate)
+            if c.count >= 2, c[0].edge != c[1].edge, c[1].distance - c[0].distance < 4, c[1].distance > c[0].distance + 0.5 {
+                found = (Fix(coordinate: f.coordinate), c[0].edge, c[1].edge)
+                break
+            }
+        }
+        let (fix, nearest, other) = try #require(found)
+        let free = try OnlineMatcher(network: network)
+        #expect(free.update(fix).match?.edge == nearest)
+        let guided = try OnlineMatcher(network: network)
+        var arcs = [Bool](repeating: false, count: network.edges.count * 2)
+        arcs[RoadGraph.arc(edge: other, forward: true)] = true
+        arcs[RoadGraph.arc(edge: other, forward: false)] = true
+        guided.routeArcs = arcs
+        #expect(guided.update(fix).match?.edge == other)
+    }
 }
