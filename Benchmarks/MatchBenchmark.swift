@@ -35,6 +35,7 @@ enum MatchBenchmark {
             case "gap": p.maxGap = v
             case "speed": p.maxSpeed = v
             case "hold": p.minFixDistance = v
+            case "raise": p.raiseSigmaToTrack = v != 0
             case "huber": p.huber = v
             case "disconnect": p.disconnectMargin = v
             default: break
@@ -70,9 +71,13 @@ enum MatchBenchmark {
             var total = RouteMismatch(truthLength: 0, missingLength: 0, extraLength: 0)
             var line = ""
             for (k, m) in zip(data, matchers) {
-                let track = interval > 0 ? k.track.subsampled(every: interval) : k.track
-                if args.contains("autosigma"), let est = m.estimateSigma(track) {
-                    m.parameters.sigma = est
+                var track = interval > 0 ? k.track.subsampled(every: interval) : k.track
+                if let noise = args.first(where: { $0.hasPrefix("noise=") }).flatMap({ Double($0.dropFirst(6)) }) {
+                    track = noisy(track, sigma: noise)
+                }
+                if args.contains("autosigma") || args.contains("maxsigma"), let est = m.estimateSigma(track) {
+                    m.parameters.sigma = args.contains("maxsigma") ? max(params.sigma, est) : est
+                    if args.contains("scalebeta") { m.parameters.beta = params.beta * m.parameters.sigma / params.sigma }
                     if verbose { print("  \(k.name) sigma \(fmt(est, 2))") }
                 }
                 let result = try m.match(track)
@@ -136,6 +141,23 @@ enum MatchBenchmark {
             + " p99 \(fmt(perFix[min(perFix.count - 1, perFix.count * 99 / 100)], 0)) (\(iterations) runs of each track);"
             + " baseline nearest-road snapping \(fmt(snapRate, 0)) fixes/s, matching/snapping time ratio"
             + " \(fmt(snapRate / rate, 2))"
+    }
+
+    /// The track with seeded Gaussian noise of `sigma` metres added to every fix (for robustness runs).
+    static func noisy(_ track: Track, sigma: Double) -> Track {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func uniform() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return (Double(state >> 11) + 0.5) / 9007199254740992.0
+        }
+        var out = track
+        for i in out.fixes.indices {
+            let r = sigma * (-2 * log(uniform())).squareRoot(), a = 2 * Double.pi * uniform()
+            let c = out.fixes[i].coordinate
+            let dLat = r * cos(a) / 111_320, dLon = r * sin(a) / (111_320 * cos(c.latitude * Double.pi / 180))
+            out.fixes[i].coordinate = GeoCoordinate(uncheckedLatitude: c.latitude + dLat, longitude: c.longitude + dLon)
+        }
+        return out
     }
 
     static func fmt(_ v: Double, _ digits: Int) -> String {

@@ -37,11 +37,13 @@ typedef struct rsc_state {
 typedef struct rsc_entry {
     int32_t arc;
     int32_t parent; /* entry of the previous arc on the route, -1 when it leaves the source arc directly */
-    double dist;
+    double dist;    /* metres driven */
+    double pen;     /* U-turn penalties on the way (metres), kept apart from the distance */
 } rsc_entry;
 
 typedef struct rsc_heap_item {
-    double key;
+    double key; /* dist + pen */
+    double dist;
     int32_t arc;
     int32_t parent;
 } rsc_heap_item;
@@ -260,7 +262,7 @@ size_t rsc_matcher_path_count(const rsc_matcher *m) { return m->path_n; }
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Bounded route search from the head of `src` (Dijkstra over arcs), results appended to the entry pool. */
 
-static int rsc_heap_push(rsc_matcher *m, double key, int32_t arc, int32_t parent) {
+static int rsc_heap_push(rsc_matcher *m, double key, double dist, int32_t arc, int32_t parent) {
     if (!RSC_GROW(m->heap, m->heap_cap, m->heap_n + 1)) return 0;
     size_t i = m->heap_n++;
     while (i > 0) {
@@ -270,6 +272,7 @@ static int rsc_heap_push(rsc_matcher *m, double key, int32_t arc, int32_t parent
         i = up;
     }
     m->heap[i].key = key;
+    m->heap[i].dist = dist;
     m->heap[i].arc = arc;
     m->heap[i].parent = parent;
     return 1;
@@ -291,8 +294,9 @@ static rsc_heap_item rsc_heap_pop(rsc_matcher *m) {
     return top;
 }
 
-/* Relaxes every arc leaving the head of `from` (reached at distance `base`, as entry `parent`). */
-static int rsc_relax(rsc_matcher *m, int32_t from, double base, int32_t parent, double bound) {
+/* Relaxes every arc leaving the head of `from` (reached after `dist` metres and `pen` metres of penalty, as entry
+ * `parent`); the search orders by dist + pen. */
+static int rsc_relax(rsc_matcher *m, int32_t from, double dist, double pen, int32_t parent, double bound) {
     const rsc_match_graph *g = m->g;
     int32_t h = g->arc_head[from], origin = g->arc_tail[from];
     int32_t s = g->out_start[h], e = g->out_start[h + 1];
@@ -300,14 +304,14 @@ static int rsc_relax(rsc_matcher *m, int32_t from, double base, int32_t parent, 
      * the penalty even at a dead end, so that a short spur is no cheaper than turning where the track turns. */
     for (int32_t k = s; k < e; k++) {
         int32_t c = g->out_arcs[k];
-        double d = base;
+        double d = dist + pen;
         if (g->arc_head[c] == origin) d += m->p->uturn_penalty;
         if (d > bound) continue;
         if (!rsc_match_turn_allowed(g, from, c)) continue;
         if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= d) continue;
         m->d_stamp[c] = m->search_stamp;
         m->d_best[c] = d;
-        if (!rsc_heap_push(m, d, c, parent)) return 0;
+        if (!rsc_heap_push(m, d, dist, c, parent)) return 0;
     }
     return 1;
 }
@@ -324,7 +328,7 @@ static int rsc_search(rsc_matcher *m, int32_t src, double need) {
     }
     int32_t start = (int32_t)m->entry_n;
     m->heap_n = 0;
-    if (!rsc_relax(m, src, 0.0, -1, bound)) return 0;
+    if (!rsc_relax(m, src, 0.0, 0.0, -1, bound)) return 0;
     while (m->heap_n > 0) {
         rsc_heap_item it = rsc_heap_pop(m);
         if (it.key > m->d_best[it.arc]) continue;         /* stale */
@@ -335,8 +339,9 @@ static int rsc_search(rsc_matcher *m, int32_t src, double need) {
         int32_t idx = (int32_t)m->entry_n++;
         m->entries[idx].arc = it.arc;
         m->entries[idx].parent = it.parent;
-        m->entries[idx].dist = it.key;
-        if (!rsc_relax(m, it.arc, it.key + g->arc_length[it.arc], idx, bound)) return 0;
+        m->entries[idx].dist = it.dist;
+        m->entries[idx].pen = it.key - it.dist;
+        if (!rsc_relax(m, it.arc, it.dist + g->arc_length[it.arc], it.key - it.dist, idx, bound)) return 0;
     }
     m->c_stamp[src] = m->run_stamp;
     m->c_start[src] = start;
@@ -436,9 +441,10 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
     for (int i = 0; i < prev->count; i++)
         if (prv[i].score > best_prev) best_prev = prv[i].score;
     double floor_score = best_prev - p->beam;
-    double tol = p->backward_tolerance;
+    double tol = fmax(p->backward_tolerance, 3.0 * p->sigma);
 
-#define RSC_CONSIDER(J, D, ENTRY)                                                              \
+    /* Penalties add to |route - great circle|; inside the distance a penalty could cancel a noisy jump. */
+#define RSC_CONSIDER(J, D, PEN, ENTRY)                                                         \
     do {                                                                                       \
         double d_ = (D);                                                                       \
         double dev_ = fabs(d_ - gc);                                                           \
@@ -446,7 +452,7 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
             double dv_ = fabs(d_ - travelled);                                                 \
             if (dv_ < dev_) dev_ = dv_;                                                        \
         }                                                                                      \
-        double s_ = prv[i].score - dev_ * inv_beta;                                            \
+        double s_ = prv[i].score - (dev_ + (PEN)) * inv_beta;                                  \
         if (s_ > cur[J].score) {                                                               \
             cur[J].score = s_;                                                                 \
             cur[J].back = (int32_t)(prev->start + i);                                          \
@@ -463,16 +469,20 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         double rem = len - o;
         if (m->t_stamp[a] == m->layer_stamp) {
             int j = m->t_idx[a];
-            double d = fabs(cur[j].offset - o);
-            if (cur[j].offset >= o - tol && d <= bound) RSC_CONSIDER(j, d, -1);
+            /* Falling back along the same arc is GPS noise, never a loop: free within the tolerance; beyond it, it
+             * costs like a U-turn plus the excess (so a one-way is not driven backwards, and a real reversal turns). */
+            double back = o - cur[j].offset;
+            double d = back > 0 ? back : -back;
+            double pen = back > tol ? p->uturn_penalty + (back - tol) : 0.0;
+            if (d <= bound) RSC_CONSIDER(j, d, pen, -1);
         }
         int32_t r = g->twin[a];
         if (r >= 0 && m->t_stamp[r] == m->layer_stamp) {
             int j = m->t_idx[r];
             double pos = len - o; /* the same point seen from the reverse arc */
             if (cur[j].offset >= pos - tol) {
-                double d = fabs(cur[j].offset - pos) + p->uturn_penalty;
-                if (d <= bound) RSC_CONSIDER(j, d, -2);
+                double d = fabs(cur[j].offset - pos);
+                if (d <= bound) RSC_CONSIDER(j, d, p->uturn_penalty, -2);
             }
         }
         double need = bound - rem;
@@ -481,12 +491,12 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         const rsc_entry *en = &m->entries[m->c_start[a]];
         int32_t ne = m->c_count[a];
         for (int32_t k = 0; k < ne; k++) {
-            if (en[k].dist > need) break;
+            if (en[k].dist + en[k].pen > need) break;
             int32_t b = en[k].arc;
             if (m->t_stamp[b] != m->layer_stamp) continue;
             int j = m->t_idx[b];
             double d = rem + en[k].dist + cur[j].offset;
-            if (d <= bound) RSC_CONSIDER(j, d, m->c_start[a] + k);
+            if (d <= bound) RSC_CONSIDER(j, d, en[k].pen, m->c_start[a] + k);
         }
     }
 #undef RSC_CONSIDER
@@ -560,6 +570,11 @@ static int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         }
         sub->great_circle += s->gc;
         sub->deviation += fabs(s->route - s->gc);
+#ifdef RSC_MATCH_DEBUG
+        if (getenv("RSC_UTURN") && (s->entry == -2 || (s->entry >= 0 && m->states[s->back].arc == s->arc)))
+            fprintf(stderr, "uturn/loop fix %d arc %d off %.1f <- fix %d arc %d off %.1f route %.1f gc %.1f entry %d\n", s->fix, s->arc, s->offset,
+                    m->states[s->back].fix, m->states[s->back].arc, m->states[s->back].offset, s->route, s->gc, s->entry);
+#endif
         if (s->entry == -2) {
             /* U-turn in place: the last step ends where the previous fix was, the new one starts there. */
             rsc_path_step *last = &m->path[m->path_n - 1];

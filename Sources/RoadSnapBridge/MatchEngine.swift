@@ -4,6 +4,9 @@ import CShims
 public struct MatchParameters: Hashable, Sendable {
     /// GPS error standard deviation of the Gaussian emission.
     public var sigma: Double = 4.07
+    /// Raise sigma to the track's own estimate (1.4826 × median nearest-road distance, from up to ~128 of its fixes)
+    /// when that is larger: a noisy track is not forced through detours. Off: sigma is used as given.
+    public var raiseSigmaToTrack: Bool = true
     /// Beyond this many sigmas the emission's log-probability falls linearly instead of quadratically (robust to
     /// roads drawn off their true line); 0 keeps it Gaussian throughout.
     public var huber: Double = 2
@@ -26,7 +29,8 @@ public struct MatchParameters: Hashable, Sendable {
     public var gapMinSpeed: Double = 1
     /// Metres added to a route that turns back (in place or at a junction; dead ends are free).
     public var uturnPenalty: Double = 60
-    /// Metres a fix may fall back along the same road without the match leaving it (stationary noise).
+    /// Metres (at least 3 sigma) a fix may fall back along the same road for free (stationary noise); further
+    /// back costs like a U-turn plus the excess.
     public var backwardTolerance: Double = 12
     /// Standard deviation of course versus road bearing when a fix has a course.
     public var headingSigma: Double = 45

@@ -34,7 +34,10 @@ enum MatchCommand {
         var params = MatchParameters()
         let sigmaText = opts.string("sigma")
         let autoSigma = sigmaText == "auto"
-        if !autoSigma { params.sigma = try opts.double("sigma", default: params.sigma) }
+        if !autoSigma, sigmaText != nil {
+            params.sigma = try opts.double("sigma", default: params.sigma)
+            params.raiseSigmaToTrack = false  // a sigma given is used as given
+        }
         params.beta = try opts.double("beta", default: params.beta)
         params.radius = try opts.double("radius", default: params.radius)
         params.maxCandidates = try opts.int("candidates", default: params.maxCandidates)

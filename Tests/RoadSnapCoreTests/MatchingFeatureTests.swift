@@ -143,3 +143,50 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
         #expect(abs(sub.length - 320) < 10)
     }
 }
+
+@Suite struct MatchingTurnRestrictionTests {
+    /// A crossroads: way 1 runs west–east through c, way 2 runs from c north; a no_left_turn from way 1 onto way 2.
+    static func crossroads(restricted: Bool) throws -> (RoadNetwork, NodeMap) {
+        let map = NodeMap("    n\n\n\n\nw   c   e", grid: 25)
+        guard let w = map.positions["w"], let c = map.positions["c"], let e = map.positions["e"],
+              let n = map.positions["n"] else { throw RoadSnapError.internalError("node map") }
+        let attrs = RoadAttributes(roadClass: .residential)
+        let ways = [
+            RoadWay(sourceID: .osmWay(1), coordinates: [w, c, e], nodeKeys: [10, 20, 30], direction: .both,
+                    attributes: attrs),
+            RoadWay(sourceID: .osmWay(2), coordinates: [c, n], nodeKeys: [20, 40], direction: .both, attributes: attrs),
+        ]
+        let restrictions = restricted
+            ? [WayTurnRestriction(fromWay: 1, viaNodeKey: 20, toWay: 2, restriction: "no_left_turn")] : []
+        return (try RoadNetwork(ways: ways, restrictions: restrictions, sourceName: "crossroads"), map)
+    }
+
+    /// Whether some sub-match drives straight from the west half of way 1 onto way 2.
+    static func turnsLeft(_ result: MatchResult, _ network: RoadNetwork) -> Bool {
+        result.subMatches.contains { sub in
+            zip(sub.edges, sub.edges.dropFirst()).contains { a, b in
+                network.edges[a].sourceID == .osmWay(1) && network.edges[b].sourceID == .osmWay(2)
+                    && network.nodeKeys[network.edges[a].fromNode] == 10
+            }
+        }
+    }
+
+    @Test func allowedTurnIsMatched() throws {
+        let (network, map) = try Self.crossroads(restricted: false)
+        let result = try MapMatcher(network: network).match(map.track("wcn", times: [0, 10, 20]))
+        #expect(result.subMatches.count == 1)
+        #expect(Self.turnsLeft(result, network))
+    }
+
+    @Test func forbiddenTurnIsNeverMatched() throws {
+        let (network, map) = try Self.crossroads(restricted: true)
+        #expect(!network.turnRestrictions.isEmpty)
+        let graph = try MatchGraph(network: network)
+        let west = try #require(network.edges.indices.first { network.nodeKeys[network.edges[$0].fromNode] == 10 })
+        let north = try #require(network.edges.indices.first { network.edges[$0].sourceID == .osmWay(2) })
+        let northArc = RoadGraph.arc(edge: north, forward: network.nodeKeys[network.edges[north].fromNode] == 20)
+        #expect(!graph.isTurnAllowed(from: RoadGraph.arc(edge: west, forward: true), to: northArc))
+        let result = try MapMatcher(network: network, graph: graph).match(map.track("wcn", times: [0, 10, 20]))
+        #expect(!Self.turnsLeft(result, network))
+    }
+}

@@ -67,7 +67,7 @@ public struct MatchResult: Hashable, Sendable {
     /// One entry per input fix, nil where the fix was not matched.
     public var fixes: [MatchedFix?]
     public var subMatches: [SubMatch]
-    /// The parameters used (with the sigma actually applied).
+    /// The parameters used (with the sigma actually applied to this track).
     public var parameters: MatchParameters
 
     /// Number of matched fixes.
@@ -108,14 +108,26 @@ public final class MapMatcher {
     /// Robust GPS error estimate for a track (Newson & Krumm): 1.4826 × the median distance from each fix to its
     /// nearest road within the search radius. Nil when no fix has a road near.
     public func estimateSigma(_ track: Track) -> Double? {
+        frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
+                      longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
+        return estimateSigma(x: xs, y: ys, samples: Int.max)
+    }
+
+    /// The estimate from at most about `samples` fixes spread evenly over the track (local metres).
+    func estimateSigma(x: [Double], y: [Double], samples: Int) -> Double? {
+        let stride = max(1, x.count / max(1, samples))
         var d: [Double] = []
-        d.reserveCapacity(track.fixes.count)
-        for f in track.fixes {
-            let p = frame.forward(latitude: f.coordinate.latitude, longitude: f.coordinate.longitude)
-            guard p.x.isFinite, p.y.isFinite else { continue }
-            var nearest = Double.infinity
-            query.forEachCandidate(near: p, radius: parameters.radius) { nearest = min(nearest, $0.distance) }
-            if nearest.isFinite { d.append(nearest) }
+        d.reserveCapacity(x.count / stride + 1)
+        var i = 0
+        while i < x.count {
+            if x[i].isFinite, y[i].isFinite {
+                var nearest = Double.infinity
+                query.forEachCandidate(near: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius) {
+                    nearest = min(nearest, $0.distance)
+                }
+                if nearest.isFinite { d.append(nearest) }
+            }
+            i += stride
         }
         guard !d.isEmpty else { return nil }
         d.sort()
@@ -133,7 +145,11 @@ public final class MapMatcher {
         let times: [Double]? = fixes.contains { $0.time != nil } ? fixes.map { $0.time ?? .nan } : nil
         let courses: [Double]? = fixes.contains { $0.course != nil } ? fixes.map { $0.course ?? .nan } : nil
         let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
-        try engine.run(parameters: parameters, x: xs, y: ys, time: times, course: courses, speed: speeds)
+        var used = parameters
+        if used.raiseSigmaToTrack, let estimate = estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
+            used.sigma = estimate
+        }
+        try engine.run(parameters: used, x: xs, y: ys, time: times, course: courses, speed: speeds)
 
         let engineSubs = engine.subMatches
         // Cumulative length before each path arc, per sub-match, to place fixes along their path.
@@ -157,7 +173,7 @@ public final class MapMatcher {
         let subs = engineSubs.map { s -> SubMatch in
             var confidence: Double
             if s.matchedFixes <= 1 {
-                let z = s.meanDistance / parameters.sigma
+                let z = s.meanDistance / used.sigma
                 confidence = 0.5 * RSMath.exp(-0.5 * z * z)
             } else {
                 let scale = max(s.greatCircle, s.length, 1)
@@ -170,7 +186,7 @@ public final class MapMatcher {
                             length: s.length, duration: duration, confidence: min(1, max(0, confidence)),
                             geometry: geometry(of: s.steps))
         }
-        return MatchResult(fixes: matched, subMatches: subs, parameters: parameters)
+        return MatchResult(fixes: matched, subMatches: subs, parameters: used)
     }
 
     /// The polyline along path steps: the edges' own vertices between points interpolated at the step ends.
