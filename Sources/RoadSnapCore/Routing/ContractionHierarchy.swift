@@ -335,16 +335,21 @@ struct Contraction {
         }
         var nextRank: Int32 = 0
         var neighbourMark = [Int32](repeating: -1, count: n)
+        var stale = [Bool](repeating: false, count: n)
         var neighbours: [Int] = []
         while !queue.isEmpty {
             let (p, v32) = queue.pop()
             let v = Int(v32)
             if contracted[v] || p != current[v] { continue }
-            let fresh = priority(v)
-            if fresh > queue.minKey {
-                current[v] = fresh
-                queue.push(fresh, v32)
-                continue
+            if stale[v] {
+                // Neighbourhood changed since the last simulation: simulate again, contract only if still cheapest.
+                let fresh = priority(v)
+                stale[v] = false
+                if fresh > queue.minKey {
+                    current[v] = fresh
+                    queue.push(fresh, v32)
+                    continue
+                }
             }
             if Int(ins.count[v] + outs.count[v]) > coreDegree { break }
             _ = shortcuts(of: v, settleLimit: ContractionHierarchy.contractionSettleLimit,
@@ -386,8 +391,9 @@ struct Contraction {
                 deleted[x] += 1
                 level[x] = max(level[x], level[v] + 1)
                 // Small neighbourhoods are re-simulated now; big ones lazily when popped.
-                let np = ins.count[x] * outs.count[x] <= Int32(ContractionHierarchy.eagerUpdateLimit)
-                    ? priority(x) : current[x] + 2
+                let eager = ins.count[x] * outs.count[x] <= Int32(ContractionHierarchy.eagerUpdateLimit)
+                let np = eager ? priority(x) : current[x] + 2
+                stale[x] = !eager
                 if np != current[x] { current[x] = np; queue.push(np, Int32(x)) }
             }
         }
