@@ -9,7 +9,7 @@ import RoadSnapFormats
 enum RouteBenchmark {
     static func run(_ args: [String]) throws {
         if !args.contains("prep") { try queries() }
-        var tilings = [(1, 1), (2, 2), (4, 4), (5, 6)]
+        var tilings = [(1, 1), (2, 2), (4, 4), (7, 7), (10, 10)]
         for a in args where a.hasPrefix("tiles=") {
             let parts = a.dropFirst(6).split(separator: "x").compactMap { Int($0) }
             if parts.count == 2 { tilings = [(parts[0], parts[1])] }
@@ -38,7 +38,38 @@ enum RouteBenchmark {
                   + "\(fmt(Double(info?.turnNodes ?? 0), 0, width: 12)) \(fmt(prep, 2, width: 7)) "
                   + "\(fmt(Double(network.edges.count) / prep, 0, width: 10)) \(fmt(Double(info?.shortcuts ?? 0), 0, width: 10)) "
                   + "\(fmt(Double(info?.coreSize ?? 0), 0, width: 5))")
+            if let router, network.edges.count >= 100_000 { try largeQueries(router) }
         }
+    }
+
+    /// Cost queries on a large tiled network: CH latency, and CH against Dijkstra on 100 of the pairs.
+    static func largeQueries(_ router: Router) throws {
+        let network = router.network
+        let dijkstra = Router(network: network, algorithm: .dijkstra, prepare: [])
+        var rng = SplitMix(seed: 11)
+        func vertex() -> Waypoint {
+            Waypoint(coordinate: network.shape[Int(rng.unit() * Double(network.shape.count)) % network.shape.count])
+        }
+        let pairs = (0..<1200).map { _ in (vertex(), vertex()) }
+        for (a, b) in pairs.prefix(200) { _ = router.cost(from: a, to: b) }
+        var samples: [Double] = []
+        for (a, b) in pairs.dropFirst(200) {
+            let t = nowNanoseconds()
+            _ = router.cost(from: a, to: b)
+            samples.append(Double(nowNanoseconds() - t))
+        }
+        let s = Stats(samples)
+        var slow: [Double] = []
+        var mismatches = 0
+        for (a, b) in pairs.prefix(100) {
+            let t = nowNanoseconds()
+            let reference = dijkstra.cost(from: a, to: b)
+            slow.append(Double(nowNanoseconds() - t))
+            if reference != router.cost(from: a, to: b) { mismatches += 1 }
+        }
+        print("  cost (CH) p50 \(fmt(s.median / 1e6, 3, width: 0)) ms, p99 \(fmt(s.p99 / 1e6, 3, width: 0)) ms "
+              + "(1,000 pairs); cost (Dijkstra) p50 \(fmt(Stats(slow).median / 1e6, 1, width: 0)) ms; "
+              + "CH and Dijkstra differ on \(mismatches) of 100 pairs")
     }
 
     static func queries() throws {
