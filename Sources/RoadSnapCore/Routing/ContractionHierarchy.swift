@@ -198,6 +198,10 @@ struct Contraction {
     /// whether it is still part of the hierarchy (false once replaced by a cheaper shortcut).
     var tail: [Int32] = [], head: [Int32] = [], cost: [Int32] = [], first: [Int32] = [], second: [Int32] = []
     var alive: [Bool] = []
+    /// Number of turns each link stands for.
+    var hopCount: [Int32] = []
+    /// Sum of `hopCount` over the shortcuts found by the last `shortcuts(of:)` call.
+    var foundHops = 0
     /// Links of the remaining (uncontracted) graph.
     var outs: LinkLists
     var ins: LinkLists
@@ -243,6 +247,7 @@ struct Contraction {
     mutating func addLink(_ u: Int32, _ w: Int32, _ c: Int32, _ a: Int32, _ b: Int32) {
         let id = Int32(tail.count)
         tail.append(u); head.append(w); cost.append(c); first.append(a); second.append(b); alive.append(true)
+        hopCount.append(a < 0 ? 1 : hopCount[Int(a)] + hopCount[Int(b)])
         outs.append(Int(u), id); ins.append(Int(w), id)
     }
 
@@ -258,6 +263,7 @@ struct Contraction {
     /// `hopLimit` links); stored in `found` when `collect`, else only counted.
     mutating func shortcuts(of v: Int, settleLimit: Int, hopLimit: UInt8, collect: Bool) -> Int {
         found.removeAll(keepingCapacity: true)
+        foundHops = 0
         if outs.count[v] == 0 { return 0 }
         var needed = 0
         var maxOut: Int64 = 0
@@ -311,6 +317,7 @@ struct Contraction {
                 let c = cin + Int64(cost[Int(o)])
                 if stamp[w] == gen, distance[w] <= c { continue }
                 needed += 1
+                foundHops += Int(hopCount[Int(i)] + hopCount[Int(o)])
                 if collect { found.append((Int32(u), Int32(w), Int32(clamping: c), i, o)) }
             }
         }
@@ -320,8 +327,12 @@ struct Contraction {
     mutating func priority(_ v: Int) -> Int64 {
         let added = shortcuts(of: v, settleLimit: ContractionHierarchy.simulationSettleLimit,
                               hopLimit: ContractionHierarchy.simulationHopLimit, collect: false)
-        let diff = added - Int(outs.count[v]) - Int(ins.count[v])
-        return Int64(diff) * 4 + Int64(deleted[v]) * 2 + Int64(level[v])
+        // Shortcuts added per link removed, turns they stand for per turn removed, and level (RoutingKit's terms).
+        var removed = 0, removedHops = 0
+        for k in outs.range(v) { removed += 1; removedHops += Int(hopCount[Int(outs.pool[k])]) }
+        for k in ins.range(v) { removed += 1; removedHops += Int(hopCount[Int(ins.pool[k])]) }
+        return Int64(1000 * added / max(1, removed) + 1000 * foundHops / max(1, removedHops))
+            + 1000 * Int64(level[v])
     }
 
     /// Contracts nodes in order of lazily updated priority until the cheapest left has more than `coreDegree` links.
@@ -392,7 +403,7 @@ struct Contraction {
                 level[x] = max(level[x], level[v] + 1)
                 // Small neighbourhoods are re-simulated now; big ones lazily when popped.
                 let eager = ins.count[x] * outs.count[x] <= Int32(ContractionHierarchy.eagerUpdateLimit)
-                let np = eager ? priority(x) : current[x] + 2
+                let np = eager ? priority(x) : current[x] + 1
                 stale[x] = !eager
                 if np != current[x] { current[x] = np; queue.push(np, Int32(x)) }
             }
