@@ -31,154 +31,45 @@ final class ContractionHierarchy: Sendable {
     static let contractionSettleLimit = 400
     /// Neighbours with at most this many in x out links get their priority recomputed right after a contraction.
     static let eagerUpdateLimit = 16
+    /// Witness searches follow at most this many links (a missed witness only adds a shortcut).
+    static let simulationHopLimit: UInt8 = 8
+    static let contractionHopLimit: UInt8 = 32
 
     /// `coreDegree`: contraction stops when the cheapest node left has more links than this; the nodes left form
     /// a core searched by plain bidirectional Dijkstra (bounds preprocessing on grid-like city centres).
     init(graph g: TurnGraph, coreDegree: Int = ContractionHierarchy.defaultCoreDegree) {
-        let n = g.arcCount
-        nodeCount = n
-        var head: [Int32] = [], tail: [Int32] = [], cost: [Int32] = [], first: [Int32] = [], second: [Int32] = []
-        var outL = [[Int32]](repeating: [], count: n), inL = [[Int32]](repeating: [], count: n)
-        for a in 0..<n {
-            for k in Int(g.turnStart[a])..<Int(g.turnStart[a + 1]) {
-                let b = Int(g.turnTarget[k])
-                let id = Int32(head.count)
-                tail.append(Int32(a)); head.append(Int32(b)); cost.append(g.turnCost[k]); first.append(-1)
-                second.append(-1)
-                outL[a].append(id); inL[b].append(id)
-            }
+        var c = Contraction(graph: g)
+        c.run(coreDegree: coreDegree)
+        nodeCount = g.arcCount
+        coreSize = c.coreSize
+        shortcutCount = c.shortcutCount
+        // Each live link belongs to its endpoint contracted first: an upward link of its tail or a downward link
+        // of its head; links between core nodes are searched in both directions.
+        let n = g.arcCount, rank = c.rank
+        var us = [Int32](repeating: 0, count: n + 1), ds = [Int32](repeating: 0, count: n + 1)
+        func up(_ l: Int) -> Bool { rank[Int(c.tail[l])] <= rank[Int(c.head[l])] }
+        func down(_ l: Int) -> Bool { rank[Int(c.head[l])] <= rank[Int(c.tail[l])] }
+        for l in c.tail.indices where c.alive[l] {
+            if up(l) { us[Int(c.tail[l]) + 1] += 1 }
+            if down(l) { ds[Int(c.head[l]) + 1] += 1 }
         }
-        var contracted = [Bool](repeating: false, count: n)
-        var level = [Int32](repeating: 0, count: n)
-        var deleted = [Int32](repeating: 0, count: n)
-        var upOf = [[Int32]](repeating: [], count: n), downOf = [[Int32]](repeating: [], count: n)
-        var witness = SearchLabels(count: n)
-        var shortcuts = 0
-
-        // Shortcuts needed to contract v: (from, to, cost, first link, second link).
-        func needed(_ v: Int, limit: Int, into result: inout [(Int32, Int32, Int32, Int32, Int32)]) {
-            result.removeAll(keepingCapacity: true)
-            let outs = outL[v]
-            if outs.isEmpty { return }
-            var maxOut: Int64 = 0
-            for o in outs { maxOut = max(maxOut, Int64(cost[Int(o)])) }
-            for i in inL[v] {
-                let u = Int(tail[Int(i)])
-                if u == v { continue }
-                let cin = Int64(cost[Int(i)])
-                // Bounded Dijkstra from u, not through v.
-                witness.reset()
-                witness.improve(u, 0, pred: -1)
-                let bound = cin + maxOut
-                var settled = 0
-                while !witness.heap.isEmpty {
-                    let (d, x32) = witness.heap.pop()
-                    let x = Int(x32)
-                    if d > witness.cost[x] { continue }
-                    if d > bound || settled >= limit { break }
-                    settled += 1
-                    for l in outL[x] {
-                        let y = Int(head[Int(l)])
-                        if y == v { continue }
-                        witness.improve(y, d + Int64(cost[Int(l)]), pred: x32)
-                    }
-                }
-                for o in outs {
-                    let w = Int(head[Int(o)])
-                    if w == u { continue }
-                    let c = cin + Int64(cost[Int(o)])
-                    if witness.label(w) <= c { continue }
-                    result.append((Int32(u), Int32(w), Int32(clamping: c), i, o))
-                }
+        for v in 0..<n { us[v + 1] += us[v]; ds[v + 1] += ds[v] }
+        var ut = [Int32](repeating: 0, count: Int(us[n])), uc = ut, ul = ut
+        var dsrc = [Int32](repeating: 0, count: Int(ds[n])), dc = dsrc, dl = dsrc
+        var uFill = us, dFill = ds
+        for l in c.tail.indices where c.alive[l] {
+            if up(l) {
+                let k = Int(uFill[Int(c.tail[l])]); uFill[Int(c.tail[l])] += 1
+                ut[k] = c.head[l]; uc[k] = c.cost[l]; ul[k] = Int32(l)
             }
-        }
-
-        var scratch: [(Int32, Int32, Int32, Int32, Int32)] = []
-        func priority(_ v: Int) -> Int64 {
-            needed(v, limit: Self.simulationSettleLimit, into: &scratch)
-            let diff = scratch.count - outL[v].count - inL[v].count
-            return Int64(diff) * 4 + Int64(deleted[v]) * 2 + Int64(level[v])
-        }
-
-        var queue = NodeHeap()
-        var current = [Int64](repeating: 0, count: n)
-        for v in 0..<n {
-            current[v] = priority(v)
-            queue.push(current[v], Int32(v))
-        }
-        var rank = [Int32](repeating: 0, count: n)
-        var nextRank: Int32 = 0
-        while !queue.isEmpty {
-            let (p, v32) = queue.pop()
-            let v = Int(v32)
-            if contracted[v] || p != current[v] { continue }
-            let fresh = priority(v)
-            if fresh > queue.minKey {
-                current[v] = fresh
-                queue.push(fresh, v32)
-                continue
+            if down(l) {
+                let k = Int(dFill[Int(c.head[l])]); dFill[Int(c.head[l])] += 1
+                dsrc[k] = c.tail[l]; dc[k] = c.cost[l]; dl[k] = Int32(l)
             }
-            if inL[v].count + outL[v].count > coreDegree { break }
-            // Contract v.
-            needed(v, limit: Self.contractionSettleLimit, into: &scratch)
-            contracted[v] = true
-            rank[v] = nextRank; nextRank += 1
-            upOf[v] = outL[v]
-            downOf[v] = inL[v]
-            var neighbours: [Int] = []
-            for i in inL[v] {
-                let u = Int(tail[Int(i)])
-                outL[u].removeAll { $0 == i }
-                neighbours.append(u)
-            }
-            for o in outL[v] {
-                let w = Int(head[Int(o)])
-                inL[w].removeAll { $0 == o }
-                neighbours.append(w)
-            }
-            for (u, w, c, a, b) in scratch {
-                // Keep the cheaper of an existing link u -> w and the shortcut.
-                if let k = outL[Int(u)].firstIndex(where: { head[Int($0)] == w }) {
-                    let old = outL[Int(u)][k]
-                    if cost[Int(old)] <= c { continue }
-                    outL[Int(u)].remove(at: k)
-                    inL[Int(w)].removeAll { $0 == old }
-                }
-                let id = Int32(head.count)
-                tail.append(u); head.append(w); cost.append(c); first.append(a); second.append(b)
-                outL[Int(u)].append(id); inL[Int(w)].append(id)
-                shortcuts += 1
-            }
-            outL[v] = []; inL[v] = []
-            for x in neighbours where !contracted[x] {
-                deleted[x] += 1
-                level[x] = max(level[x], level[v] + 1)
-                // Small neighbourhoods are re-simulated now; big ones lazily when popped (simulations dominate
-                // preprocessing where the graph gets dense).
-                let np = inL[x].count * outL[x].count <= Self.eagerUpdateLimit ? priority(x) : current[x] + 2
-                if np != current[x] { current[x] = np; queue.push(np, Int32(x)) }
-            }
-        }
-        _ = rank
-        // The core: every node left keeps all its links in both search directions.
-        var core = 0
-        for v in 0..<n where !contracted[v] {
-            upOf[v] = outL[v]; downOf[v] = inL[v]; core += 1
-        }
-        coreSize = core
-        // Flatten.
-        var us: [Int32] = [0], ut: [Int32] = [], uc: [Int32] = [], ul: [Int32] = []
-        var ds: [Int32] = [0], dsrc: [Int32] = [], dc: [Int32] = [], dl: [Int32] = []
-        for v in 0..<n {
-            for l in upOf[v] { ut.append(head[Int(l)]); uc.append(cost[Int(l)]); ul.append(l) }
-            us.append(Int32(ut.count))
-            for l in downOf[v] { dsrc.append(tail[Int(l)]); dc.append(cost[Int(l)]); dl.append(l) }
-            ds.append(Int32(dsrc.count))
         }
         upStart = us; upTarget = ut; upCost = uc; upLink = ul
         downStart = ds; downSource = dsrc; downCost = dc; downLink = dl
-        linkTail = tail; linkHead = head; linkFirst = first; linkSecond = second
-        shortcutCount = shortcuts
+        linkTail = c.tail; linkHead = c.head; linkFirst = c.first; linkSecond = c.second
     }
 
     /// Cheapest path between the ends (same costs as `TurnDijkstra.route`), or nil.
@@ -258,5 +149,248 @@ final class ContractionHierarchy: Sendable {
         if linkFirst[Int(l)] < 0 { arcs.append(Int(linkHead[Int(l)])); return }
         unpack(linkFirst[Int(l)], into: &arcs)
         unpack(linkSecond[Int(l)], into: &arcs)
+    }
+}
+
+/// Adjacency lists that change during contraction, in one pool: node `v` owns `pool[start[v] ..< start[v] + count[v]]`
+/// (link ids) and moves to the pool's end when it outgrows its slot.
+struct LinkLists {
+    var start: [Int32]
+    var count: [Int32]
+    var capacity: [Int32]
+    var pool: [Int32] = []
+
+    init(nodes: Int) {
+        start = [Int32](repeating: 0, count: nodes)
+        count = start
+        capacity = start
+    }
+
+    @inline(__always) func range(_ v: Int) -> Range<Int> { Int(start[v])..<Int(start[v] + count[v]) }
+
+    mutating func append(_ v: Int, _ link: Int32) {
+        if count[v] == capacity[v] {
+            let grown = max(4, capacity[v] * 2), old = range(v)
+            start[v] = Int32(pool.count)
+            for k in old { pool.append(pool[k]) }  // (not a slice of `pool`: that would copy the whole pool)
+            pool.append(contentsOf: repeatElement(-1, count: Int(grown - count[v])))
+            capacity[v] = grown
+        }
+        pool[Int(start[v] + count[v])] = link
+        count[v] += 1
+    }
+
+    mutating func remove(_ v: Int, _ link: Int32) {
+        for k in range(v) where pool[k] == link {
+            count[v] -= 1
+            pool[k] = pool[Int(start[v] + count[v])]
+            return
+        }
+    }
+
+    mutating func clear(_ v: Int) { count[v] = 0 }
+}
+
+/// Node ordering and contraction of a turn graph (the preprocessing of `ContractionHierarchy`).
+struct Contraction {
+    let nodeCount: Int
+    /// Every link (turns, then shortcuts): tail, head, cost, the two halves of shortcuts (-1 for turns), and
+    /// whether it is still part of the hierarchy (false once replaced by a cheaper shortcut).
+    var tail: [Int32] = [], head: [Int32] = [], cost: [Int32] = [], first: [Int32] = [], second: [Int32] = []
+    var alive: [Bool] = []
+    /// Links of the remaining (uncontracted) graph.
+    var outs: LinkLists
+    var ins: LinkLists
+    /// Contraction order; `Int32.max` for core nodes.
+    var rank: [Int32]
+    var contracted: [Bool]
+    var level: [Int32]
+    var deleted: [Int32]
+    var shortcutCount = 0
+    var coreSize = 0
+    // Witness search state, reset in O(1) by generation stamps.
+    var distance: [Int64]
+    var hops: [UInt8]
+    var stamp: [UInt32]
+    var targetStamp: [UInt32]
+    var generation: UInt32 = 0
+    var heap = NodeHeap()
+    /// Shortcuts of the last `shortcuts(of:)` call: from, to, cost, in-link, out-link.
+    var found: [(Int32, Int32, Int32, Int32, Int32)] = []
+
+    init(graph g: TurnGraph) {
+        let n = g.arcCount
+        nodeCount = n
+        outs = LinkLists(nodes: n); ins = LinkLists(nodes: n)
+        let links = g.turnTarget.count
+        tail.reserveCapacity(links * 3); head.reserveCapacity(links * 3); cost.reserveCapacity(links * 3)
+        first.reserveCapacity(links * 3); second.reserveCapacity(links * 3); alive.reserveCapacity(links * 3)
+        rank = [Int32](repeating: .max, count: n)
+        contracted = [Bool](repeating: false, count: n)
+        level = [Int32](repeating: 0, count: n)
+        deleted = level
+        distance = [Int64](repeating: .max, count: n)
+        hops = [UInt8](repeating: 0, count: n)
+        stamp = [UInt32](repeating: 0, count: n)
+        targetStamp = stamp
+        for a in 0..<n {
+            for k in Int(g.turnStart[a])..<Int(g.turnStart[a + 1]) {
+                addLink(Int32(a), g.turnTarget[k], g.turnCost[k], -1, -1)
+            }
+        }
+    }
+
+    mutating func addLink(_ u: Int32, _ w: Int32, _ c: Int32, _ a: Int32, _ b: Int32) {
+        let id = Int32(tail.count)
+        tail.append(u); head.append(w); cost.append(c); first.append(a); second.append(b); alive.append(true)
+        outs.append(Int(u), id); ins.append(Int(w), id)
+    }
+
+    mutating func nextGeneration() {
+        generation &+= 1
+        if generation == 0 {
+            for i in stamp.indices { stamp[i] = 0; targetStamp[i] = 0 }
+            generation = 1
+        }
+    }
+
+    /// Shortcuts needed to contract `v` (witness searches settle at most `settleLimit` nodes and follow at most
+    /// `hopLimit` links); stored in `found` when `collect`, else only counted.
+    mutating func shortcuts(of v: Int, settleLimit: Int, hopLimit: UInt8, collect: Bool) -> Int {
+        found.removeAll(keepingCapacity: true)
+        if outs.count[v] == 0 { return 0 }
+        var needed = 0
+        var maxOut: Int64 = 0
+        for k in outs.range(v) { maxOut = max(maxOut, Int64(cost[Int(outs.pool[k])])) }
+        for ki in ins.range(v) {
+            let i = ins.pool[ki]
+            let u = Int(tail[Int(i)])
+            if u == v { continue }
+            let cin = Int64(cost[Int(i)])
+            nextGeneration()
+            let gen = generation
+            var targets = 0
+            for k in outs.range(v) {
+                let w = Int(head[Int(outs.pool[k])])
+                if w != u, targetStamp[w] != gen { targetStamp[w] = gen; targets += 1 }
+            }
+            if targets == 0 { continue }
+            // Bounded Dijkstra from u, not through v; stops once every target is settled.
+            let bound = cin + maxOut
+            heap.removeAll()
+            stamp[u] = gen; distance[u] = 0; hops[u] = 0
+            heap.push(0, Int32(u))
+            var settled = 0
+            while !heap.isEmpty {
+                let (d, x32) = heap.pop()
+                let x = Int(x32)
+                if d > distance[x] { continue }
+                if d > bound || settled >= settleLimit { break }
+                settled += 1
+                if targetStamp[x] == gen {
+                    targets -= 1
+                    if targets == 0 { break }
+                }
+                let h = hops[x] &+ 1
+                if h > hopLimit { continue }
+                for k in outs.range(x) {
+                    let l = Int(outs.pool[k])
+                    let y = Int(head[l])
+                    if y == v { continue }
+                    let dy = d + Int64(cost[l])
+                    if stamp[y] != gen || dy < distance[y] {
+                        stamp[y] = gen; distance[y] = dy; hops[y] = h
+                        heap.push(dy, Int32(y))
+                    }
+                }
+            }
+            for k in outs.range(v) {
+                let o = outs.pool[k]
+                let w = Int(head[Int(o)])
+                if w == u { continue }
+                let c = cin + Int64(cost[Int(o)])
+                if stamp[w] == gen, distance[w] <= c { continue }
+                needed += 1
+                if collect { found.append((Int32(u), Int32(w), Int32(clamping: c), i, o)) }
+            }
+        }
+        return needed
+    }
+
+    mutating func priority(_ v: Int) -> Int64 {
+        let added = shortcuts(of: v, settleLimit: ContractionHierarchy.simulationSettleLimit,
+                              hopLimit: ContractionHierarchy.simulationHopLimit, collect: false)
+        let diff = added - Int(outs.count[v]) - Int(ins.count[v])
+        return Int64(diff) * 4 + Int64(deleted[v]) * 2 + Int64(level[v])
+    }
+
+    /// Contracts nodes in order of lazily updated priority until the cheapest left has more than `coreDegree` links.
+    mutating func run(coreDegree: Int) {
+        let n = nodeCount
+        var queue = NodeHeap()
+        var current = [Int64](repeating: 0, count: n)
+        for v in 0..<n {
+            current[v] = priority(v)
+            queue.push(current[v], Int32(v))
+        }
+        var nextRank: Int32 = 0
+        var neighbourMark = [Int32](repeating: -1, count: n)
+        var neighbours: [Int] = []
+        while !queue.isEmpty {
+            let (p, v32) = queue.pop()
+            let v = Int(v32)
+            if contracted[v] || p != current[v] { continue }
+            let fresh = priority(v)
+            if fresh > queue.minKey {
+                current[v] = fresh
+                queue.push(fresh, v32)
+                continue
+            }
+            if Int(ins.count[v] + outs.count[v]) > coreDegree { break }
+            _ = shortcuts(of: v, settleLimit: ContractionHierarchy.contractionSettleLimit,
+                          hopLimit: ContractionHierarchy.contractionHopLimit, collect: true)
+            contracted[v] = true
+            rank[v] = nextRank; nextRank += 1
+            neighbours.removeAll(keepingCapacity: true)
+            for k in ins.range(v) {
+                let i = ins.pool[k]
+                let u = Int(tail[Int(i)])
+                if u == v { continue }
+                outs.remove(u, i)
+                if neighbourMark[u] != v32 { neighbourMark[u] = v32; neighbours.append(u) }
+            }
+            for k in outs.range(v) {
+                let o = outs.pool[k]
+                let w = Int(head[Int(o)])
+                if w == v { continue }
+                ins.remove(w, o)
+                if neighbourMark[w] != v32 { neighbourMark[w] = v32; neighbours.append(w) }
+            }
+            outs.clear(v); ins.clear(v)
+            for (u, w, c, a, b) in found {
+                // Keep the cheaper of an existing link u -> w and the shortcut.
+                var replaced = false, kept = false
+                for k in outs.range(Int(u)) where head[Int(outs.pool[k])] == w {
+                    let old = outs.pool[k]
+                    if cost[Int(old)] <= c { kept = true; break }
+                    outs.remove(Int(u), old); ins.remove(Int(w), old); alive[Int(old)] = false
+                    replaced = true
+                    break
+                }
+                if kept { continue }
+                _ = replaced
+                addLink(u, w, c, a, b)
+                shortcutCount += 1
+            }
+            for x in neighbours {
+                deleted[x] += 1
+                level[x] = max(level[x], level[v] + 1)
+                // Small neighbourhoods are re-simulated now; big ones lazily when popped.
+                let np = ins.count[x] * outs.count[x] <= Int32(ContractionHierarchy.eagerUpdateLimit)
+                    ? priority(x) : current[x] + 2
+                if np != current[x] { current[x] = np; queue.push(np, Int32(x)) }
+            }
+        }
+        coreSize = rank.reduce(0) { $1 == .max ? $0 + 1 : $0 }
     }
 }

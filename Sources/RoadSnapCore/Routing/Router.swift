@@ -96,6 +96,13 @@ public final class Router: Sendable {
         return search(profile(options), from: pa, to: pb, space: space)?.cost
     }
 
+    /// Size of the contraction hierarchy prepared for `options` (nil for Dijkstra routers), for benchmarks and logs.
+    public func hierarchyStatistics(options: RoutingOptions = RoutingOptions()) -> HierarchyStatistics? {
+        profile(options).hierarchy.map {
+            HierarchyStatistics(turnNodes: $0.nodeCount, shortcuts: $0.shortcutCount, coreSize: $0.coreSize)
+        }
+    }
+
     // MARK: internals
 
     func search(_ p: PreparedProfile, from a: PlacedWaypoint, to b: PlacedWaypoint, space: SearchSpace) -> SearchPath? {
@@ -195,6 +202,16 @@ public final class Router: Sendable {
                               snapped: GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude),
                               preferred: preferred.isEmpty ? all : preferred, all: all)
     }
+}
+
+/// Size of a contraction hierarchy on the turn graph (nodes are arcs, links allowed turns).
+public struct HierarchyStatistics: Hashable, Sendable {
+    /// Nodes of the turn graph (two per edge).
+    public var turnNodes: Int
+    /// Shortcut links added by contraction.
+    public var shortcuts: Int
+    /// Nodes left uncontracted (searched by bidirectional Dijkstra).
+    public var coreSize: Int
 }
 
 /// The turn graph and (when the algorithm uses one) the hierarchy of one avoid combination.
