@@ -7,9 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef RSC_MATCH_DEBUG
-#include <stdio.h>
-#endif
 
 struct rsc_match_graph {
     size_t node_count, arc_count, edge_count;
@@ -512,13 +509,6 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         }
     }
     reachable = best_reached > -INFINITY && best_reached >= best_emission - p->disconnect_margin;
-#ifdef RSC_MATCH_DEBUG
-    if (getenv("RSC_DEBUG") && (!reachable || ((int)cf >= atoi(getenv("RSC_DEBUG")) && (int)cf <= atoi(getenv("RSC_DEBUG")) + 8))) {
-        fprintf(stderr, "fix %d from %d gc %.1f bound %.1f\n", (int)cf, (int)pf, gc, bound);
-        for (int i = 0; i < prev->count; i++) fprintf(stderr, "  prev arc %d off %.1f/%.1f score %.2f\n", prv[i].arc, prv[i].offset, g->arc_length[prv[i].arc], prv[i].score);
-        for (int j = 0; j < count; j++) fprintf(stderr, "  cur arc %d off %.1f/%.1f score %.2f d %.1f\n", cur[j].arc, cur[j].offset, g->arc_length[cur[j].arc], cur[j].score, cur[j].distance);
-    }
-#endif
     return reachable;
 }
 
@@ -570,11 +560,6 @@ static int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         }
         sub->great_circle += s->gc;
         sub->deviation += fabs(s->route - s->gc);
-#ifdef RSC_MATCH_DEBUG
-        if (getenv("RSC_UTURN") && (s->entry == -2 || (s->entry >= 0 && m->states[s->back].arc == s->arc)))
-            fprintf(stderr, "uturn/loop fix %d arc %d off %.1f <- fix %d arc %d off %.1f route %.1f gc %.1f entry %d\n", s->fix, s->arc, s->offset,
-                    m->states[s->back].fix, m->states[s->back].arc, m->states[s->back].offset, s->route, s->gc, s->entry);
-#endif
         if (s->entry == -2) {
             /* U-turn in place: the last step ends where the previous fix was, the new one starts there. */
             rsc_path_step *last = &m->path[m->path_n - 1];

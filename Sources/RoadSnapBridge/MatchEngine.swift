@@ -44,7 +44,9 @@ public struct MatchParameters: Hashable, Sendable {
     /// counts as unreachable: the road driven is not connected to the hypotheses (a missing link).
     public var disconnectMargin: Double = 20
     /// A fix closer than this to the last fix scored takes that fix's match instead of being scored (stops and slow
-    /// crawling add no evidence, only noise); nil means 2 sigma, as Newson & Krumm.
+    /// crawling add no evidence, only noise); nil means 2 sigma (Newson & Krumm) for clean tracks, growing faster
+    /// for noisy ones: max(2 sigma, 6 sigma − 24 m), so a noisy 1 s track is scored about as often as it moves
+    /// clear of its noise.
     public var minFixDistance: Double? = nil
 
     public init() {}
@@ -72,7 +74,8 @@ public struct MatchParameters: Hashable, Sendable {
                          max_gap: maxGap, gap_min_speed: gapMinSpeed, uturn_penalty: uturnPenalty, backward_tolerance: backwardTolerance,
                          heading_sigma: headingSigma, min_heading_speed: minHeadingSpeed, beam: beam,
                          beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers),
-                         disconnect_margin: disconnectMargin, min_fix_distance: minFixDistance ?? 2 * sigma)
+                         disconnect_margin: disconnectMargin,
+                         min_fix_distance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24))
     }
 }
 

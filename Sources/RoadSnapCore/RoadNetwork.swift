@@ -202,11 +202,14 @@ public final class RoadNetwork: Sendable {
             let touching = { (id: Int64) -> [Int] in
                 (edgesOfWay[.osmWay(id)] ?? []).filter { edges[$0].fromNode == via || edges[$0].toNode == via }
             }
-            for f in touching(r.fromWay) {
-                for t in touching(r.toWay) {
-                    resolved.append(TurnRestriction(fromEdge: f, viaNode: via, toEdge: t, kind: kind,
-                                                    restriction: r.restriction))
-                }
+            // OSM requires the from and to ways to start or end at the via node. A way that passes through it is
+            // ambiguous: such a from-way (or a `no_*` to-way) is dropped rather than forbid a legal movement; an
+            // `only_*` to-way passing through allows both of its halves.
+            let from = touching(r.fromWay), to = touching(r.toWay)
+            guard from.count == 1, !to.isEmpty, kind == .mandatory || to.count == 1 else { continue }
+            for t in to {
+                resolved.append(TurnRestriction(fromEdge: from[0], viaNode: via, toEdge: t, kind: kind,
+                                                restriction: r.restriction))
             }
         }
         var exits: [Int: String] = [:]

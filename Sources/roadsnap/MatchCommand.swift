@@ -103,7 +103,7 @@ enum MatchCommand {
             fixes += o.fixes; matched += o.matched; subs += o.subMatches; matchSeconds += o.matchSeconds
             if outDir == nil, let text = o.text { print(text, terminator: "") }
         }
-        var summary = "tracks: \(paths.count - failed) matched, \(failed) failed\n"
+        var summary = "tracks: \(paths.count - failed) done, \(failed) failed\n"
         summary += "fixes: \(fixes), matched \(matched) (\(format1(fixes == 0 ? 0 : 100 * Double(matched) / Double(fixes)))%)\n"
         summary += "sub-matches: \(subs)\n"
         summary += "speed: \(format(matchSeconds > 0 ? Double(fixes) / matchSeconds : 0, 0)) fixes/s per thread matching;"

@@ -145,15 +145,16 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
 }
 
 @Suite struct MatchingTurnRestrictionTests {
-    /// A crossroads: way 1 runs west–east through c, way 2 runs from c north; a no_left_turn from way 1 onto way 2.
+    /// A T junction at c: way 1 runs from the west to c, way 3 on east from c, way 2 from c north; a no_left_turn from
+    /// way 1 onto way 2 (OSM requires from and to ways to end at the via node).
     static func crossroads(restricted: Bool) throws -> (RoadNetwork, NodeMap) {
         let map = NodeMap("    n\n\n\n\nw   c   e", grid: 25)
         guard let w = map.positions["w"], let c = map.positions["c"], let e = map.positions["e"],
               let n = map.positions["n"] else { throw RoadSnapError.internalError("node map") }
         let attrs = RoadAttributes(roadClass: .residential)
         let ways = [
-            RoadWay(sourceID: .osmWay(1), coordinates: [w, c, e], nodeKeys: [10, 20, 30], direction: .both,
-                    attributes: attrs),
+            RoadWay(sourceID: .osmWay(1), coordinates: [w, c], nodeKeys: [10, 20], direction: .both, attributes: attrs),
+            RoadWay(sourceID: .osmWay(3), coordinates: [c, e], nodeKeys: [20, 30], direction: .both, attributes: attrs),
             RoadWay(sourceID: .osmWay(2), coordinates: [c, n], nodeKeys: [20, 40], direction: .both, attributes: attrs),
         ]
         let restrictions = restricted
@@ -161,7 +162,7 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
         return (try RoadNetwork(ways: ways, restrictions: restrictions, sourceName: "crossroads"), map)
     }
 
-    /// Whether some sub-match drives straight from the west half of way 1 onto way 2.
+    /// Whether some sub-match drives from way 1 (from the west) onto way 2.
     static func turnsLeft(_ result: MatchResult, _ network: RoadNetwork) -> Bool {
         result.subMatches.contains { sub in
             zip(sub.edges, sub.edges.dropFirst()).contains { a, b in

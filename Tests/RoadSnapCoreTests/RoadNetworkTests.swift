@@ -157,3 +157,48 @@ import Testing
         }
     }
 }
+
+@Suite struct TurnRestrictionResolutionTests {
+    /// A junction V (node 100): way 1 passes through it west to east, way 2 ends at it from the south, way 3 starts at
+    /// it going north.
+    static func junction(_ restrictions: [WayTurnRestriction]) throws -> RoadNetwork {
+        func c(_ lat: Double, _ lon: Double) -> GeoCoordinate { GeoCoordinate(uncheckedLatitude: lat, longitude: lon) }
+        let attrs = RoadAttributes(roadClass: .residential)
+        let ways = [
+            RoadWay(sourceID: .osmWay(1), coordinates: [c(47, 7.999), c(47, 8), c(47, 8.001)], nodeKeys: [1, 100, 2],
+                    direction: .both, attributes: attrs),
+            RoadWay(sourceID: .osmWay(2), coordinates: [c(46.999, 8), c(47, 8)], nodeKeys: [3, 100], direction: .both,
+                    attributes: attrs),
+            RoadWay(sourceID: .osmWay(3), coordinates: [c(47, 8), c(47.001, 8)], nodeKeys: [100, 4], direction: .both,
+                    attributes: attrs),
+        ]
+        return try RoadNetwork(ways: ways, restrictions: restrictions, sourceName: "junction")
+    }
+
+    @Test func restrictionsBetweenWaysEndingAtTheViaNodeResolveToOneEdgePair() throws {
+        let n = try Self.junction([WayTurnRestriction(fromWay: 2, viaNodeKey: 100, toWay: 3, restriction: "no_straight_on")])
+        #expect(n.turnRestrictions.count == 1)
+        let r = try #require(n.turnRestrictions.first)
+        #expect(n.edges[r.fromEdge].sourceID == .osmWay(2) && n.edges[r.toEdge].sourceID == .osmWay(3))
+        #expect(r.kind == .prohibitive && n.nodeKeys[r.viaNode] == 100)
+        // The graph forbids exactly that turn: arriving on way 2 at V, way 3 is closed, way 1 both ways open.
+        let inArc = n.edges[r.fromEdge].toNode == r.viaNode ? 2 * r.fromEdge : 2 * r.fromEdge + 1
+        let outArcs = n.graph.outArcs[Int(n.graph.outStart[r.viaNode])..<Int(n.graph.outStart[r.viaNode + 1])].map { Int($0) }
+        let allowed = outArcs.filter { n.graph.isTurnAllowed(from: inArc, to: $0) }.map { n.edges[$0 >> 1].sourceID }
+        #expect(allowed.filter { $0 == .osmWay(1) }.count == 2)
+        #expect(!allowed.contains(.osmWay(3)))
+    }
+
+    @Test func ambiguousWaysThroughTheViaNodeNeverForbidALegalTurn() throws {
+        // From a way that passes through V: which half is meant is unknown, so nothing is forbidden.
+        #expect(try Self.junction([WayTurnRestriction(fromWay: 1, viaNodeKey: 100, toWay: 3, restriction: "no_left_turn")])
+            .turnRestrictions.isEmpty)
+        // A no_* onto a way passing through V is dropped too.
+        #expect(try Self.junction([WayTurnRestriction(fromWay: 2, viaNodeKey: 100, toWay: 1, restriction: "no_left_turn")])
+            .turnRestrictions.isEmpty)
+        // An only_* onto a way passing through V allows both of its halves.
+        let only = try Self.junction([WayTurnRestriction(fromWay: 2, viaNodeKey: 100, toWay: 1, restriction: "only_left_turn")])
+        #expect(only.turnRestrictions.count == 2)
+        #expect(only.turnRestrictions.allSatisfy { $0.kind == .mandatory && only.edges[$0.toEdge].sourceID == .osmWay(1) })
+    }
+}

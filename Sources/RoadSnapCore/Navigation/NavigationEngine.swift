@@ -107,7 +107,7 @@ final class NavigationEngine: @unchecked Sendable {
     var isJitterEnabled = false
     var jitterSigma = 4.0
     var simulationInterval = 1.0
-    private var jitterState: UInt64 = 0x5EED
+    private var jitterRandom = SplitMix64(seed: 0x5EED)
     private var simulationTimer: ClockTimer?
 
     init(network: RoadNetwork, router: Router, clock: NavigationClock, listenerQueue: DispatchQueue?,
@@ -577,15 +577,8 @@ final class NavigationEngine: @unchecked Sendable {
     /// The coordinate moved by Gaussian noise of `jitterSigma` metres when jittering is on (deterministic sequence).
     private func jittered(_ c: GeoCoordinate) -> GeoCoordinate {
         guard isJitterEnabled else { return c }
-        func uniform() -> Double {
-            jitterState &+= 0x9E37_79B9_7F4A_7C15
-            var z = jitterState
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
-        let r = jitterSigma * (-2 * RSMath.log(max(uniform(), 1e-12))).squareRoot()
-        let a = 2 * Double.pi * uniform()
+        let r = jitterSigma * (-2 * RSMath.log(max(jitterRandom.unit(), 1e-12))).squareRoot()
+        let a = 2 * Double.pi * jitterRandom.unit()
         let p = matcher.snapper.project(c)
         let g = matcher.snapper.frame.inverse(LocalPoint(x: p.x + r * RSMath.cos(a), y: p.y + r * RSMath.sin(a)))
         return GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude)
