@@ -24,7 +24,7 @@ final class ContractionHierarchy: Sendable {
     /// Nodes left uncontracted (searched by plain bidirectional Dijkstra).
     let coreSize: Int
     /// Default `coreDegree`.
-    static let defaultCoreDegree = 64
+    static let defaultCoreDegree = 128
 
     /// Witness searches stop after this many settled nodes (while ordering, and while contracting).
     static let simulationSettleLimit = 60
