@@ -1,7 +1,9 @@
 /// A contraction hierarchy over a turn graph (Geisberger et al. 2008, on the edge-based graph so turn costs and
-/// restrictions are exact). Nodes are contracted in order of a lazily updated priority (edge difference, contracted
-/// neighbours, level); bounded witness searches decide which shortcuts are needed (a missed witness only adds a
-/// shortcut, never loses a path). Queries are bidirectional upward searches with stall-on-demand.
+/// restrictions are exact). Nodes are contracted in order of a lazily updated priority (shortcuts added per link
+/// removed, turns they stand for per turn removed, level), a node being simulated again only once its neighbourhood
+/// changed; witness searches bounded in settled nodes and links followed, stopping once every target is settled,
+/// decide which shortcuts are needed (a missed witness only adds a shortcut, never loses a path). Queries are
+/// bidirectional upward searches with stall-on-demand.
 final class ContractionHierarchy: Sendable {
     let nodeCount: Int
     /// Upward links `v -> w` (rank w > rank v): `upTarget[upStart[v] ..< upStart[v + 1]]`.
