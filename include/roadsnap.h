@@ -225,7 +225,8 @@ typedef struct rs_match rs_match;
 
 /* Matcher settings. A zeroed struct means every default; a field left 0 takes its default. */
 typedef struct rs_match_options {
-    double sigma;          /* GPS error standard deviation, metres, up to 1000 (default 4.07) */
+    double sigma;          /* GPS error standard deviation, metres, up to 1000; used as given. Default (0): 4.07,
+                            * raised to the track's own estimate when the track is noisier */
     int32_t estimate_sigma; /* 1: estimate sigma from each track (1.4826 x median distance to road), else 0 */
     int32_t max_candidates; /* nearest edges considered per fix, 1..256 (default 8) */
     double beta;           /* transition scale, metres, up to 10000 (default 3) */

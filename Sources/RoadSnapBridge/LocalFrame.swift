@@ -18,7 +18,7 @@ public final class LocalFrame {
     public init(centerLatitude: Double, centerLongitude: Double) throws(RoadSnapError) {
         var err = [CChar](repeating: 0, count: 256)
         guard let h = rsc_frame_create(centerLatitude, centerLongitude, &err, err.count) else {
-            throw .projection(String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw .projection(messageFrom(err))
         }
         handle = h
         self.centerLatitude = centerLatitude

@@ -5,7 +5,10 @@ extension MatchParameters {
     /// Defaults overridden by the non-zero fields of C options.
     init(_ o: rs_match_options) {
         self.init()
-        if o.sigma != 0 { sigma = o.sigma }
+        if o.sigma != 0 {
+            sigma = o.sigma
+            raiseSigmaToTrack = false  // a sigma given is used as given, as `roadsnap match --sigma M`
+        }
         if o.beta != 0 { beta = o.beta }
         if o.radius != 0 { radius = o.radius }
         if o.max_candidates != 0 { maxCandidates = Int(o.max_candidates) }

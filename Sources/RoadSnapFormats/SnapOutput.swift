@@ -29,36 +29,27 @@ public enum SnapOutput {
     }
 
     static func geojson(track: Track, results: [SnappedFix?], network: RoadNetwork) -> String {
-        var features: [[String: Any]] = []
+        var features: [JSONValue] = []
+        features.reserveCapacity(track.fixes.count)
         for (i, fix) in track.fixes.enumerated() {
-            var props: [String: Any] = ["fix_index": i, "matched": results[i] != nil]
-            if let t = fix.time { props["time"] = isoTime(t) }
-            let position: [Double]
+            var props: [String: JSONValue] = ["fix_index": .number(i), "matched": .bool(results[i] != nil)]
+            if let t = fix.time { props["time"] = .string(isoTime(t)) }
+            let position: GeoCoordinate
             if let r = results[i] {
-                props["edge_id"] = jsonID(network.edges[r.edge].sourceID)
-                props["distance_m"] = rounded(r.distance)
-                props["offset_m"] = rounded(r.offset)
-                props["bearing_deg"] = rounded(r.bearing)
-                props["raw_lat"] = fix.coordinate.latitude
-                props["raw_lon"] = fix.coordinate.longitude
-                position = [r.coordinate.longitude, r.coordinate.latitude]
+                props["edge_id"] = MatchOutput.id(network.edges[r.edge].sourceID)
+                props["distance_m"] = .number(rounded(r.distance))
+                props["offset_m"] = .number(rounded(r.offset))
+                props["bearing_deg"] = .number(rounded(r.bearing))
+                props["raw_lat"] = .number(fix.coordinate.latitude)
+                props["raw_lon"] = .number(fix.coordinate.longitude)
+                position = r.coordinate
             } else {
-                position = [fix.coordinate.longitude, fix.coordinate.latitude]
+                position = fix.coordinate
             }
-            features.append(["type": "Feature", "properties": props,
-                             "geometry": ["type": "Point", "coordinates": position]])
+            features.append(["type": "Feature", "properties": .object(props),
+                             "geometry": ["type": "Point", "coordinates": MatchOutput.position(position)]])
         }
-        let doc: [String: Any] = ["type": "FeatureCollection", "features": features]
-        let data = (try? JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self) + "\n"
-    }
-
-    /// A source id as JSON: a number when it is one.
-    public static func jsonID(_ id: EdgeSourceID) -> Any {
-        switch id {
-        case let .osmWay(n), let .number(n): return n
-        case let .string(s): return s
-        }
+        return JSONValue.object(["type": "FeatureCollection", "features": .array(features)]).text()
     }
 
     /// Seconds since the epoch as ISO 8601 UTC (milliseconds kept when present).
