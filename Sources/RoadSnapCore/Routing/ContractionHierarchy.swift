@@ -387,16 +387,14 @@ struct Contraction {
             outs.clear(v); ins.clear(v)
             for (u, w, c, a, b) in found {
                 // Keep the cheaper of an existing link u -> w and the shortcut.
-                var replaced = false, kept = false
+                var kept = false
                 for k in outs.range(Int(u)) where head[Int(outs.pool[k])] == w {
                     let old = outs.pool[k]
                     if cost[Int(old)] <= c { kept = true; break }
                     outs.remove(Int(u), old); ins.remove(Int(w), old); alive[Int(old)] = false
-                    replaced = true
                     break
                 }
                 if kept { continue }
-                _ = replaced
                 addLink(u, w, c, a, b)
                 shortcutCount += 1
             }
