@@ -5,6 +5,7 @@ import RoadSnapFormats
 
 let suites: [(String, ([String]) throws -> Void)] = [
     ("snap", SnapBenchmark.run),
+    ("load", LoadBenchmark.run),
     ("match", MatchBenchmark.run),
     ("route", RouteBenchmark.run),
     ("navigation", NavigationBenchmark.run),

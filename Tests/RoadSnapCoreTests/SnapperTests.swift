@@ -94,3 +94,37 @@ import Testing
         #expect(batch.contains { $0 == nil })
     }
 }
+
+@Suite struct WideMapCellCacheTests {
+    /// The Bellevue roads plus one road ~150 km away: the box is too large for a 50 m grid under the cell cap, so
+    /// the cache's cells grow; its answers still equal a brute-force scan.
+    @Test func coarserCellsOnAWideMapEqualBruteForce() throws {
+        let bellevue = try TestData.bellevue()
+        var ways = bellevue.edges.map { e in
+            RoadWay(sourceID: e.sourceID, coordinates: Array(bellevue.shape[e.shapeRange]), direction: e.direction,
+                    attributes: e.attributes)
+        }
+        ways.append(RoadWay(sourceID: .number(-1),
+                            coordinates: [GeoCoordinate(uncheckedLatitude: 48.9, longitude: -120.8),
+                                          GeoCoordinate(uncheckedLatitude: 48.91, longitude: -120.8)],
+                            direction: .both, attributes: RoadAttributes(roadClass: .primary)))
+        let wide = try RoadNetwork(ways: ways, sourceName: "bellevue+far")
+        let snapper = try Snapper(network: wide, maxCandidates: 256)
+        var rng = SeededGenerator(seed: 99)
+        let b = bellevue.bounds
+        var nonEmpty = 0
+        for i in 0..<10_000 {
+            let c = GeoCoordinate(uncheckedLatitude: Double.random(in: b.minLatitude...b.maxLatitude, using: &rng),
+                                  longitude: Double.random(in: b.minLongitude...b.maxLongitude, using: &rng))
+            let p = snapper.project(c)
+            let radius = i % 3 == 0 ? 20.0 : 50.0
+            let fast = snapper.query.candidates(near: p, radius: radius, method: .cached)
+            #expect(fast == snapper.query.candidates(near: p, radius: radius, method: .bruteForce))
+            if !fast.isEmpty { nonEmpty += 1 }
+        }
+        #expect(nonEmpty > 1000)
+        // The far road is found too, and the empty country between is answered without candidates.
+        #expect(!snapper.candidates(near: GeoCoordinate(uncheckedLatitude: 48.905, longitude: -120.8001)).isEmpty)
+        #expect(snapper.candidates(near: GeoCoordinate(uncheckedLatitude: 48.2, longitude: -121.5)).isEmpty)
+    }
+}
