@@ -91,8 +91,17 @@ enum MatchBenchmark {
                 let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
                 total = total + score
                 if args.contains("debug=" + k.name.suffix(3)) && (interval == 0 || args.contains("all")) {
+                    print("  sigma used \(result.parameters.sigma)")
                     for s in result.subMatches { print("  sub fixes \(s.firstFix)...\(s.lastFix) matched \(s.matchedFixCount) len \(Int(s.length)) conf \(s.confidence)") }
                     let unmatched = result.fixes.indices.filter { result.fixes[$0] == nil }
+                    if let r = args.first(where: { $0.hasPrefix("fixes=") }) {
+                        let b = r.dropFirst(6).split(separator: "-").compactMap { Int($0) }
+                        for i in b[0]...min(b[1], result.fixes.count - 1) {
+                            if let f = result.fixes[i] {
+                                print("  fix \(i) edge \(k.network.edges[f.edge].sourceID) sub \(f.subMatch) d \(fmt(f.distance, 1)) off \(fmt(f.offset, 1))")
+                            } else { print("  fix \(i) unmatched") }
+                        }
+                    }
                     print("  unmatched fixes: \(unmatched)")
                     let got = Set(ids.map { $0.description }), want = Set(k.truth.map { $0.description })
                     print("  missing: \(k.truth.map { $0.description }.filter { !got.contains($0) })")

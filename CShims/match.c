@@ -361,9 +361,28 @@ static inline int rsc_known(const double *v, size_t i) { return v && isfinite(v[
 static int rsc_build_layer(rsc_matcher *m, size_t f) {
     const rsc_match_params *p = m->p;
     const rsc_match_graph *g = m->g;
-    int cap = p->max_candidates < m->cand_cap ? p->max_candidates : m->cand_cap;
+    /* max_candidates counts roads: a one-way edge whose twin (the same road the other way, a separate edge in
+     * networks that draw each direction) is also a candidate does not count twice. Query twice as many edges. */
+    int cap = 2 * p->max_candidates < m->cand_cap ? 2 * p->max_candidates : m->cand_cap;
     int k = rsc_query_candidates(m->query, m->x[f], m->y[f], p->radius, 1, m->cands, cap);
     if (k <= 0) return 0;
+    int roads = 0, kept = 0;
+    for (int i = 0; i < k; i++) {
+        int32_t e = m->cands[i].edge, a = 2 * e;
+        if ((size_t)a + 1 >= g->arc_count) continue;
+        if (g->arc_tail[a] < 0) a++;
+        int32_t t = g->arc_tail[a] >= 0 ? g->twin[a] : -1;
+        int twin_kept = 0;
+        if (t >= 0 && (t >> 1) != e)
+            for (int j = 0; j < kept; j++)
+                if (m->cands[j].edge == (t >> 1)) { twin_kept = 1; break; }
+        if (!twin_kept) {
+            if (roads == p->max_candidates) break;
+            roads++;
+        }
+        m->cands[kept++] = m->cands[i];
+    }
+    k = kept;
     if (!RSC_GROW(m->states, m->state_cap, m->state_n + 2 * (size_t)k)) return -1;
     int use_heading = rsc_known(m->course, f) && (!rsc_known(m->speed, f) || m->speed[f] >= p->min_heading_speed);
     double inv2h2 = 0.5 / (p->heading_sigma * p->heading_sigma);

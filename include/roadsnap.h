@@ -228,7 +228,8 @@ typedef struct rs_match_options {
     double sigma;          /* GPS error standard deviation, metres, up to 1000; used as given. Default (0): 4.07,
                             * raised to the track's own estimate when the track is noisier */
     int32_t estimate_sigma; /* 1: estimate sigma from each track (1.4826 x median distance to road), else 0 */
-    int32_t max_candidates; /* nearest edges considered per fix, 1..256 (default 8) */
+    int32_t max_candidates; /* nearest roads considered per fix, 1..256 (default 8); an edge and its reverse
+                             * twin (the same road drawn once per direction) count once */
     double beta;           /* transition scale, metres, up to 10000 (default 3) */
     double radius;         /* candidate search radius, metres, up to 10000 (default 50) */
     double max_gap;        /* a longer time gap between fixes splits the track, seconds, up to 1e7 (default 60;

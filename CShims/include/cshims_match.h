@@ -40,7 +40,8 @@ typedef struct rsc_match_params {
     double huber;            /* beyond huber * sigma the emission's log falls linearly, not quadratically (0: never) */
     double beta;             /* scale of the exponential transition on |route - great circle|, > 0 */
     double radius;           /* candidate search radius */
-    int32_t max_candidates;  /* nearest edges considered per fix (each gives one or two arcs), 1..256 */
+    int32_t max_candidates;  /* nearest roads considered per fix, 1..256: each edge gives one or two arcs, and an
+                              * edge whose reverse twin (a separate one-way edge) is also kept counts once */
     double distance_factor;  /* route search bound: max(factor * great circle, great circle + search_floor) */
     double search_floor;
     double max_speed;        /* m/s; with timestamps, a route longer than great circle + max_speed * dt is impossible */

@@ -16,7 +16,8 @@ public struct MatchParameters: Hashable, Sendable {
     public var betaPerSecond: Double = 0.35
     /// Candidate search radius around each fix.
     public var radius: Double = 50
-    /// Nearest edges considered per fix (each gives one arc per allowed direction).
+    /// Nearest roads considered per fix: an edge and its twin (the same road drawn once per direction, as in
+    /// networks of one-way arcs) count once; each edge gives one state per allowed direction.
     public var maxCandidates: Int = 8
     /// Route searches are bounded by max(distanceFactor × great circle, great circle + searchFloor).
     public var distanceFactor: Double = 3.0
@@ -27,7 +28,7 @@ public struct MatchParameters: Hashable, Sendable {
     /// 2 sigma across it but slower than `gapMinSpeed` (m/s): its route is unknowable. Faster progress is bridged.
     public var maxGap: Double = 60
     public var gapMinSpeed: Double = 1
-    /// Metres added to a route that turns back (in place or at a junction; dead ends are free).
+    /// Metres added to a route that turns back (in place, at a junction or at a dead end).
     public var uturnPenalty: Double = 60
     /// Metres (at least 3 sigma) a fix may fall back along the same road for free (stationary noise); further
     /// back costs like a U-turn plus the excess.
@@ -36,8 +37,9 @@ public struct MatchParameters: Hashable, Sendable {
     public var headingSigma: Double = 45
     /// The course is trusted only at or above this speed (m/s), when the fix reports a speed.
     public var minHeadingSpeed: Double = 2
-    /// Log-probability window: previous states further below the best are not expanded.
-    public var beam: Double = 30
+    /// Log-probability window: previous states further below the best are not expanded. Wide enough that the road
+    /// actually driven survives a run of fixes 30–40 m off it (a badly drawn bend) while a nearer spur leads nowhere.
+    public var beam: Double = 60
     /// Consecutive unreachable fixes dropped as outliers before the track is split.
     public var maxOutliers: Int = 2
     /// When every reachable candidate's emission log-probability is this much below the best candidate's, the fix

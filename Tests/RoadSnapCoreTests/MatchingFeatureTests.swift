@@ -50,6 +50,18 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
         #expect(result.subMatches.first?.firstFix == 0 && result.subMatches.first?.lastFix == 3)
     }
 
+    @Test func roadDrawnOncePerDirectionCountsAsOneCandidate() throws {
+        // One road as two one-way edges (as in networks of directed arcs): with a single candidate road allowed,
+        // both directions are still states, so a trace against the first-drawn edge lands on its twin.
+        let map = NodeMap("a 1 b 2 c", grid: 20)
+        let network = try map.network([("abc", true), ("cba", true)])
+        var parameters = MatchParameters()
+        parameters.maxCandidates = 1
+        let result = try MapMatcher(network: network, parameters: parameters).match(map.track("21", times: [0, 4]))
+        #expect(wayIDs(result, network) == ["cba"])
+        #expect(result.fixes.allSatisfy { $0 != nil })
+    }
+
     @Test func timeGapSplitsTheTrace() throws {
         let map = NodeMap("a b c d\n    e", grid: 10)
         let network = try map.network([("abcd", false)])

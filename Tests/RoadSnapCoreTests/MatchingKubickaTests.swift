@@ -26,17 +26,17 @@ import RoadSnapFormats
     @Test func oneSecondSampling() throws {
         let m = try Self.mismatch(interval: 0)
         #expect(m.truthLength > 50_000)
-        #expect(m.fraction <= 0.008, "route mismatch \(m.fraction)")
+        #expect(m.fraction <= 0.0065, "route mismatch \(m.fraction)")
     }
 
     @Test func tenSecondSampling() throws {
         let m = try Self.mismatch(interval: 10)
-        #expect(m.fraction <= 0.008, "route mismatch \(m.fraction)")
+        #expect(m.fraction <= 0.0075, "route mismatch \(m.fraction)")
     }
 
     @Test func thirtySecondSampling() throws {
         let m = try Self.mismatch(interval: 30)
-        #expect(m.fraction <= 0.025, "route mismatch \(m.fraction)")
+        #expect(m.fraction <= 0.021, "route mismatch \(m.fraction)")
     }
 
     @Test func mismatchCountsMissingAndExtraLength() {
