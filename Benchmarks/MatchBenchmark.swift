@@ -10,7 +10,8 @@ import Glibc
 /// Extra arguments: `name=value` overrides a matching parameter (sigma, beta, radius, candidates, factor, floor, uturn,
 /// back, beam, outliers, gap, speed, hold, huber, disconnect, raise); `autosigma` uses each track's own sigma estimate;
 /// `noise=M` adds seeded Gaussian noise of M metres to every fix; `only=NNN` keeps the tracks whose name ends so;
-/// `verbose` prints per-track figures and `debug=NNN` the sub-matches and truth/match sequences of one track;
+/// `verbose` prints per-track figures and `debug=NNN` the sub-matches and truth/match sequences of one track (with
+/// `fixes=A-B`, also the matched edge, distance and offset of fixes A...B);
 /// `quick` runs 5 instead of 30 timed iterations.
 enum MatchBenchmark {
     static let root: String = {

@@ -612,6 +612,7 @@ static int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         fx->y = s->y;
         fx->distance = sqrt((m->x[f] - s->x) * (m->x[f] - s->x) + (m->y[f] - s->y) * (m->y[f] - s->y));
         fx->path_index = m->fixes[s->fix].path_index;
+        fx->held = 1;
         dist_sum += fx->distance;
     }
     const rsc_state *end = &m->states[m->chain[0]];
@@ -662,6 +663,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         m->fixes[i].distance = NAN;
         m->fixes[i].x = NAN;
         m->fixes[i].y = NAN;
+        m->fixes[i].held = 0;
     }
     m->sub_n = 0;
     m->path_n = 0;

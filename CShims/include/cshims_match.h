@@ -67,6 +67,7 @@ typedef struct rsc_match_fix {
     double offset;      /* metres along the arc from its tail */
     double distance;    /* fix to matched point, metres */
     double x, y;        /* matched point in the local frame */
+    int32_t held;       /* 1 when the fix was within min_fix_distance of the last scored fix and took its match */
 } rsc_match_fix;
 
 /* One sub-match: a run of fixes joined by possible transitions. */

@@ -45,10 +45,11 @@ public struct MatchParameters: Hashable, Sendable {
     /// When every reachable candidate's emission log-probability is this much below the best candidate's, the fix
     /// counts as unreachable: the road driven is not connected to the hypotheses (a missing link).
     public var disconnectMargin: Double = 20
-    /// A fix closer than this to the last fix scored takes that fix's match instead of being scored (stops and slow
-    /// crawling add no evidence, only noise); nil means 2 sigma (Newson & Krumm) for clean tracks, growing faster
-    /// for noisy ones: max(2 sigma, 6 sigma − 24 m), so a noisy 1 s track is scored about as often as it moves
-    /// clear of its noise.
+    /// A fix closer than this to the last fix scored is not scored (stops and slow crawling add no evidence, only
+    /// noise); it is placed on the matched path between the scored fixes around it. nil means 2 sigma (Newson &
+    /// Krumm) for clean tracks, growing faster for noisy ones: max(2 s, 6 s − 24 m) with s the larger of sigma and
+    /// the track's white-noise estimate (`MapMatcher.estimateJitter`), so a noisy 1 s track is scored about as
+    /// often as it moves clear of its noise.
     public var minFixDistance: Double? = nil
 
     public init() {}
@@ -121,6 +122,8 @@ public struct EngineFix: Hashable, Sendable {
     public var offset: Double
     public var distance: Double
     public var point: LocalPoint
+    /// The fix was too close to the last scored fix to be scored and took its match.
+    public var held: Bool
 }
 
 /// One step of a matched path: metres `from` to `to` along directed arc `arc` (measured from the arc's tail).
@@ -189,7 +192,7 @@ public final class MatchEngine {
         guard lastCount > 0, let f = rsc_matcher_fixes(handle) else { return [] }
         return (0..<lastCount).map { i in
             EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), pathIndex: Int(f[i].path_index), offset: f[i].offset, distance: f[i].distance,
-                      point: LocalPoint(x: f[i].x, y: f[i].y))
+                      point: LocalPoint(x: f[i].x, y: f[i].y), held: f[i].held != 0)
         }
     }
 

@@ -62,6 +62,25 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
         #expect(result.fixes.allSatisfy { $0 != nil })
     }
 
+    @Test func heldFixesKeepUpWithTheVehicle() throws {
+        // Crawling at 2 m/s with a fix a second: most fixes are within 2 sigma of the last scored one and are not
+        // scored, yet each is placed at its own spot on the road, in driving order, not on the scored fix's spot.
+        let map = NodeMap("a         b", grid: 20)
+        let network = try map.network([("ab", false)])
+        let a = map.positions["a"]!, b = map.positions["b"]!
+        let fixes = (0...50).map { i -> Fix in
+            let u = Double(i) * 2 / 200
+            return Fix(coordinate: GeoCoordinate(uncheckedLatitude: a.latitude + u * (b.latitude - a.latitude),
+                                                 longitude: a.longitude + u * (b.longitude - a.longitude)),
+                       time: Double(i))
+        }
+        let result = try MapMatcher(network: network).match(Track(name: "crawl", fixes: fixes))
+        let placed = result.fixes.prefix(45).map { $0! }
+        #expect(zip(placed, placed.dropFirst()).allSatisfy { $0.along < $1.along })
+        #expect(placed.allSatisfy { $0.distance < 0.5 }, "\(placed.map(\.distance).max() ?? 0)")
+        #expect(abs(placed[44].along - placed[0].along - 88) < 1)
+    }
+
     @Test func timeGapSplitsTheTrace() throws {
         let map = NodeMap("a b c d\n    e", grid: 10)
         let network = try map.network([("abcd", false)])

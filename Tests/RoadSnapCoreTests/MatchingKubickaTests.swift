@@ -23,6 +23,42 @@ import RoadSnapFormats
         return total
     }
 
+    /// The recorded fixes with seeded Gaussian noise of `sigma` metres added to each.
+    static func noisy(_ track: Track, sigma: Double, seed: UInt64) -> Track {
+        var rng = SplitMix64(seed: seed)
+        var out = track
+        for i in out.fixes.indices {
+            let r = sigma * (-2 * log(1 - rng.unit())).squareRoot(), a = 2 * Double.pi * rng.unit()
+            let c = out.fixes[i].coordinate
+            out.fixes[i].coordinate = GeoCoordinate(
+                uncheckedLatitude: c.latitude + r * cos(a) / 111_320,
+                longitude: c.longitude + r * sin(a) / (111_320 * cos(c.latitude * Double.pi / 180)))
+        }
+        return out
+    }
+
+    @Test func jitterTellsWhiteNoiseFromARecordedTrack() throws {
+        let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/00000005"))
+        let matcher = try MapMatcher(network: k.network)
+        #expect(matcher.estimateJitter(k.track) < 1.5)
+        for sigma in [5.0, 20.0] {
+            let jitter = matcher.estimateJitter(Self.noisy(k.track, sigma: sigma, seed: 7))
+            #expect(abs(jitter - sigma) < 0.15 * sigma, "jitter \(jitter) for sigma \(sigma)")
+        }
+    }
+
+    @Test func noisyOneSecondSampling() throws {
+        var total = RouteMismatch(truthLength: 0, missingLength: 0, extraLength: 0)
+        for (i, name) in Self.names.enumerated() {
+            let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/\(name)"))
+            let result = try MapMatcher(network: k.network).match(Self.noisy(k.track, sigma: 10, seed: UInt64(i)))
+            let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
+            let lengths = k.network.lengthsBySourceID()
+            total = total + RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
+        }
+        #expect(total.fraction <= 0.025, "route mismatch \(total.fraction)")
+    }
+
     @Test func oneSecondSampling() throws {
         let m = try Self.mismatch(interval: 0)
         #expect(m.truthLength > 50_000)

@@ -135,6 +135,40 @@ public final class MapMatcher {
         return max(1.0, 1.4826 * median)
     }
 
+    /// Standard deviation of the track's white GPS noise (see `jitterSigma`); 0 without times or dense fixes.
+    public func estimateJitter(_ track: Track) -> Double {
+        guard track.fixes.allSatisfy({ $0.time != nil }) else { return 0 }
+        frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
+                      longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
+        return jitterSigma(x: xs, y: ys, time: track.fixes.map { $0.time ?? .nan }, samples: Int.max)
+    }
+
+    /// Standard deviation of the white (fix-to-fix independent) part of the GPS error, from the second differences
+    /// of fixes at most 2 s apart with equal spacing: 1.4826 × their median per axis / √6 (a smooth path and a
+    /// slowly drifting error cancel out). From at most about `samples` triples; 0 when the track has fewer than 16.
+    func jitterSigma(x: [Double], y: [Double], time: [Double], samples: Int) -> Double {
+        let n = min(x.count, y.count, time.count)
+        guard n >= 3 else { return 0 }
+        let stride = max(1, (n - 2) / max(1, samples))
+        var d: [Double] = []
+        d.reserveCapacity(2 * ((n - 2) / stride + 1))
+        var i = 1
+        while i + 1 < n {
+            let a = time[i] - time[i - 1], b = time[i + 1] - time[i]
+            if a > 0, b > 0, max(a, b) <= 2, abs(a - b) <= 0.1 * max(a, b) {
+                let ddx = x[i - 1] - 2 * x[i] + x[i + 1], ddy = y[i - 1] - 2 * y[i] + y[i + 1]
+                if ddx.isFinite, ddy.isFinite {
+                    d.append(abs(ddx))
+                    d.append(abs(ddy))
+                }
+            }
+            i += stride
+        }
+        guard d.count >= 32 else { return 0 }  // too few to tell noise from a turn or an outlier
+        d.sort()
+        return 1.4826 * d[d.count / 2] / 6.0.squareRoot()
+    }
+
     /// Matches one track. Fixes without a road within the radius, and isolated unreachable fixes, come back nil;
     /// where no route joins consecutive fixes (or time jumps beyond `maxGap`) the result splits into sub-matches.
     public func match(_ track: Track) throws(RoadSnapError) -> MatchResult {
@@ -149,6 +183,13 @@ public final class MapMatcher {
         if used.raiseSigmaToTrack, let estimate = estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
             used.sigma = estimate
         }
+        if used.minFixDistance == nil {
+            // White noise on a dense track (fixes scattered around the vehicle every second) is thinned harder than
+            // its offset from the road alone suggests: a fix counts once it is clear of the jitter.
+            let jitter = times.map { jitterSigma(x: xs, y: ys, time: $0, samples: 256) } ?? 0
+            let noise = max(used.sigma, min(jitter, used.radius))
+            used.minFixDistance = max(2 * noise, 6 * noise - 24)
+        }
         try engine.run(parameters: used, x: xs, y: ys, time: times, course: courses, speed: speeds)
 
         let engineSubs = engine.subMatches
@@ -160,7 +201,8 @@ public final class MapMatcher {
                 return acc - st.from
             }
         }
-        let raw = engine.fixes
+        var raw = engine.fixes
+        placeHeldFixes(&raw, subMatches: engineSubs, before: before)
         var matched = [MatchedFix?](repeating: nil, count: n)
         for i in 0..<n where raw[i].arc >= 0 {
             let r = raw[i]
@@ -187,6 +229,49 @@ public final class MapMatcher {
                             geometry: geometry(of: s.steps))
         }
         return MatchResult(fixes: matched, subMatches: subs, parameters: used)
+    }
+
+    /// Moves each held fix (one too close to the last scored fix to be scored, which took that fix's match) to its
+    /// nearest point on the matched path between the scored fixes around it, never behind the fix before it, so the
+    /// matched positions keep up with the vehicle. A held fix after the last scored one stays where it is.
+    func placeHeldFixes(_ raw: inout [EngineFix], subMatches subs: [EngineSubMatch], before: [[Double]]) {
+        var nextScored = [Int](repeating: -1, count: raw.count)
+        var next = -1
+        for i in raw.indices.reversed() {
+            nextScored[i] = next
+            if raw[i].arc >= 0 && !raw[i].held { next = i }
+        }
+        var floor = -Double.infinity, floorSub = -1
+        for i in raw.indices where raw[i].arc >= 0 {
+            let r = raw[i], sub = r.subMatch
+            let along = before[sub][r.pathIndex] + r.offset
+            if sub != floorSub { floorSub = sub; floor = -.infinity }
+            let q = nextScored[i]
+            guard r.held, q >= 0, raw[q].subMatch == sub else { floor = max(floor, along); continue }
+            let lo = max(floor, along), hi = before[sub][raw[q].pathIndex] + raw[q].offset
+            guard hi > lo else { floor = lo; continue }
+            let point = LocalPoint(x: xs[i], y: ys[i])
+            var best: (step: Int, offset: Double, point: LocalPoint, distance: Double)? = nil
+            for k in r.pathIndex...raw[q].pathIndex {
+                let st = subs[sub].steps[k]
+                let oLo = max(st.from, lo - before[sub][k]), oHi = min(st.to, hi - before[sub][k])
+                guard oLo <= oHi else { continue }
+                let edge = RoadGraph.edge(ofArc: st.arc), length = network.edges[edge].length
+                let forward = RoadGraph.isForward(st.arc)
+                let near = network.nearest(to: point, onEdge: edge, between: forward ? oLo : length - oHi,
+                                           and: forward ? oHi : length - oLo)
+                if near.distance < (best?.distance ?? .infinity) {
+                    best = (k, forward ? near.offset : length - near.offset, near.point, near.distance)
+                }
+            }
+            guard let b = best else { floor = lo; continue }
+            raw[i].arc = subs[sub].steps[b.step].arc
+            raw[i].pathIndex = b.step
+            raw[i].offset = b.offset
+            raw[i].point = b.point
+            raw[i].distance = b.distance
+            floor = before[sub][b.step] + b.offset
+        }
     }
 
     /// The polyline along path steps: the edges' own vertices between points interpolated at the step ends.
