@@ -47,9 +47,9 @@ public struct MatchParameters: Hashable, Sendable {
     public var disconnectMargin: Double = 20
     /// A fix closer than this to the last fix scored is not scored (stops and slow crawling add no evidence, only
     /// noise); it is placed on the matched path between the scored fixes around it. nil means 2 sigma (Newson &
-    /// Krumm) for clean tracks, growing faster for noisy ones: max(2 s, 6 s − 24 m) with s the larger of sigma and
-    /// the track's white-noise estimate (`MapMatcher.estimateJitter`), so a noisy 1 s track is scored about as
-    /// often as it moves clear of its noise.
+    /// Krumm), and on dense tracks (median interval ≤ 2 s) max(2 s, 6 s − 24 m) with s the larger of sigma and the
+    /// track's white-noise estimate (`MapMatcher.estimateJitter`), so a noisy 1 s track is scored about as often as
+    /// it moves clear of its noise while a sparse track keeps every fix that moved.
     public var minFixDistance: Double? = nil
 
     public init() {}

@@ -143,6 +143,23 @@ public final class MapMatcher {
         return jitterSigma(x: xs, y: ys, time: track.fixes.map { $0.time ?? .nan }, samples: Int.max)
     }
 
+    /// Median of the positive intervals between consecutive timed fixes (from at most about `samples`), nil when
+    /// there are none.
+    func medianInterval(_ time: [Double], samples: Int) -> Double? {
+        guard time.count >= 2 else { return nil }
+        let stride = max(1, (time.count - 1) / max(1, samples))
+        var d: [Double] = []
+        var i = 1
+        while i < time.count {
+            let dt = time[i] - time[i - 1]
+            if dt > 0 { d.append(dt) }
+            i += stride
+        }
+        guard !d.isEmpty else { return nil }
+        d.sort()
+        return d[d.count / 2]
+    }
+
     /// Standard deviation of the white (fix-to-fix independent) part of the GPS error, from the second differences
     /// of fixes at most 2 s apart with equal spacing: 1.4826 × their median per axis / √6 (a smooth path and a
     /// slowly drifting error cancel out). From at most about `samples` triples; 0 when the track has fewer than 16.
@@ -184,11 +201,15 @@ public final class MapMatcher {
             used.sigma = estimate
         }
         if used.minFixDistance == nil {
-            // White noise on a dense track (fixes scattered around the vehicle every second) is thinned harder than
-            // its offset from the road alone suggests: a fix counts once it is clear of the jitter.
-            let jitter = times.map { jitterSigma(x: xs, y: ys, time: $0, samples: 256) } ?? 0
-            let noise = max(used.sigma, min(jitter, used.radius))
-            used.minFixDistance = max(2 * noise, 6 * noise - 24)
+            // A dense noisy track (fixes every second or two) is thinned until each scored fix is clear of the
+            // noise, white noise included (fixes scattered around the vehicle); it has fixes to spare. On a sparse
+            // track every fix is evidence: only those within 2 sigma (a stop) are held.
+            used.minFixDistance = 2 * used.sigma
+            if let times, let interval = medianInterval(times, samples: 256), interval <= 2 {
+                let jitter = jitterSigma(x: xs, y: ys, time: times, samples: 256)
+                let noise = max(used.sigma, min(jitter, used.radius))
+                used.minFixDistance = max(2 * noise, 6 * noise - 24)
+            }
         }
         try engine.run(parameters: used, x: xs, y: ys, time: times, course: courses, speed: speeds)
 
