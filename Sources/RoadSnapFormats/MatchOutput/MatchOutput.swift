@@ -55,6 +55,10 @@ public enum MatchOutput {
     /// One LineString per sub-match (`edge_ids`, `length_m`, `duration_s`, `confidence`, `first_fix`, `last_fix`),
     /// then one Point per input fix (`fix_index`, `time`, `matched`, `edge_id`, `distance_m`, `offset_m`).
     public static func geojson(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
+        geojsonDocument(result, track: track, network: network).text()
+    }
+
+    static func geojsonDocument(_ result: MatchResult, track: Track, network: RoadNetwork) -> JSONValue {
         var features: [JSONValue] = []
         features.reserveCapacity(result.subMatches.count + track.fixes.count)
         for (k, sub) in result.subMatches.enumerated() {
@@ -90,7 +94,7 @@ public enum MatchOutput {
             features.append(["type": "Feature", "properties": .object(props),
                              "geometry": ["type": "Point", "coordinates": position(point)]])
         }
-        return JSONValue.object(["type": "FeatureCollection", "features": .array(features)]).text()
+        return JSONValue.object(["type": "FeatureCollection", "features": .array(features)])
     }
 
     /// A source id as JSON: a number when it is one.
@@ -162,6 +166,10 @@ public enum MatchOutput {
     /// OSRM `match` service response: `code`, `matchings` (confidence, distance, duration, GeoJSON geometry, legs)
     /// and `tracepoints` (null for fixes not matched), so OSRM clients can switch.
     public static func osrm(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
+        osrmDocument(result, track: track, network: network).text()
+    }
+
+    static func osrmDocument(_ result: MatchResult, track: Track, network: RoadNetwork) -> JSONValue {
         var matchings: [JSONValue] = []
         var waypointIndex = [Int](repeating: 0, count: track.fixes.count)
         for (k, sub) in result.subMatches.enumerated() {
@@ -201,7 +209,7 @@ public enum MatchOutput {
         var doc: [String: JSONValue] = ["code": result.subMatches.isEmpty ? "NoMatch" : "Ok",
                                         "tracepoints": .array(tracepoints), "matchings": .array(matchings)]
         if result.subMatches.isEmpty { doc["message"] = "Could not match the trace." }
-        return JSONValue.object(doc).text()
+        return JSONValue.object(doc)
     }
 
     /// Seconds between fixes `a` and `b`: their time difference when both have one, else the distance at the road's
