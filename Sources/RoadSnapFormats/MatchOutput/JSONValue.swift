@@ -97,11 +97,11 @@ enum JSONValue: Encodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiter
             out.append(UInt8(ascii: "]"))
         case let .object(o):
             out.append(UInt8(ascii: "{"))
-            for (k, key) in o.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            for (k, member) in o.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
                 if k > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &out)
+                Self.writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                o[key, default: .null].write(into: &out)
+                member.value.write(into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -116,8 +116,9 @@ enum JSONValue: Encodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiter
         }
     }
 
+    private static let hex = Array("0123456789abcdef".utf8)
+
     static func writeString(_ str: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
         for b in str.utf8 {
             switch b {
