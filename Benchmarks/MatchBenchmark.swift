@@ -12,7 +12,7 @@ import Glibc
 /// `noise=M` adds seeded Gaussian noise of M metres to every fix; `only=NNN` keeps the tracks whose name ends so;
 /// `verbose` prints per-track figures and `debug=NNN` the sub-matches and truth/match sequences of one track (with
 /// `fixes=A-B`, also the matched edge, distance and offset of fixes A...B);
-/// `quick` runs 5 instead of 30 timed iterations.
+/// `sparse` adds 60 s and 120 s sampling; `quick` runs 5 instead of 30 timed iterations.
 enum MatchBenchmark {
     static let root: String = {
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -72,7 +72,7 @@ enum MatchBenchmark {
         var matchers: [MapMatcher] = []
         for k in data { matchers.append(try MapMatcher(network: k.network, parameters: params)) }
         // Accuracy.
-        for interval in [0.0, 10.0, 30.0] {
+        for interval in (args.contains("sparse") ? [0.0, 10.0, 30.0, 60.0, 120.0] : [0.0, 10.0, 30.0]) {
             var total = RouteMismatch(truthLength: 0, missingLength: 0, extraLength: 0)
             var line = ""
             for (k, m) in zip(data, matchers) {

@@ -250,8 +250,6 @@ public final class RoadNetwork: Sendable {
         return localBearing(from: s.a, to: s.b)
     }
 
-    /// The non-degenerate segment of edge `e` that holds the point `offset` metres along it (the last segment past
-    /// the end), and the metres from its start to that point, clamped to the segment.
     /// The point of edge `e` nearest to `p` between `lo` and `hi` metres from the edge's geometry start: its offset,
     /// the point, and the distance to `p`.
     public func nearest(to p: LocalPoint, onEdge e: Int, between lo: Double, and hi: Double)
@@ -282,6 +280,8 @@ public final class RoadNetwork: Sendable {
         return best
     }
 
+    /// The non-degenerate segment of edge `e` that holds the point `offset` metres along it (the last segment past
+    /// the end), and the metres from its start to that point, clamped to the segment.
     func segment(onEdge e: Int, offset: Double) -> (a: LocalPoint, b: LocalPoint, along: Double, length: Double) {
         let pts = localGeometry(ofEdge: e)
         var remaining = max(0, offset)
