@@ -14,7 +14,7 @@ public struct MatchParameters: Hashable, Sendable {
     public var beta: Double = 3.0
     /// Extra beta per second of sampling interval beyond 1 s, so sparse tracks tolerate longer detours.
     public var betaPerSecond: Double = 0.35
-    /// Candidate search radius around each fix.
+    /// Candidate search radius around each fix (grows to 3.5 sigma when `raiseSigmaToTrack` raises sigma).
     public var radius: Double = 50
     /// Nearest roads considered per fix: an edge and its twin (the same road drawn once per direction, as in
     /// networks of one-way arcs) count once; each edge gives one state per allowed direction.

@@ -47,6 +47,39 @@ import RoadSnapFormats
         }
     }
 
+    /// Route mismatch with seeded noise of `sigma` metres on every fix, sampled every `interval` seconds (0: all).
+    static func noisyMismatch(sigma: Double, interval: Double) throws -> RouteMismatch {
+        var total = RouteMismatch(truthLength: 0, missingLength: 0, extraLength: 0)
+        for (i, name) in Self.names.enumerated() {
+            let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/\(name)"))
+            let track = interval > 0 ? k.track.subsampled(every: interval) : k.track
+            let result = try MapMatcher(network: k.network).match(Self.noisy(track, sigma: sigma, seed: UInt64(i)))
+            let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
+            let lengths = k.network.lengthsBySourceID()
+            total = total + RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
+        }
+        return total
+    }
+
+    @Test func veryNoisyTenSecondSampling() throws {
+        let total = try Self.noisyMismatch(sigma: 20, interval: 10)
+        #expect(total.fraction <= 0.047, "route mismatch \(total.fraction)")
+    }
+
+    @Test func noisyTrackWidensSigmaRadiusAndThinning() throws {
+        let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/00000005"))
+        let matcher = try MapMatcher(network: k.network)
+        let clean = try matcher.match(k.track).parameters
+        #expect(clean.radius == 50 && clean.sigma < 14)
+        #expect(clean.minFixDistance == max(2 * clean.sigma, 6 * clean.sigma - 24))
+        let noisy = try matcher.match(Self.noisy(k.track, sigma: 30, seed: 3)).parameters
+        #expect(noisy.sigma > 50 / 3.5 && abs(noisy.radius - 3.5 * noisy.sigma) < 1e-9, "\(noisy.sigma) \(noisy.radius)")
+        // Thinning follows the white noise (about 30 m), not only the smaller road-distance estimate.
+        #expect((noisy.minFixDistance ?? 0) > 6 * 27 - 24, "\(noisy.minFixDistance ?? 0)")
+        let sparse = try matcher.match(Self.noisy(k.track.subsampled(every: 10), sigma: 30, seed: 3)).parameters
+        #expect(sparse.minFixDistance == 2 * sparse.sigma)
+    }
+
     @Test func noisyOneSecondSampling() throws {
         var total = RouteMismatch(truthLength: 0, missingLength: 0, extraLength: 0)
         for (i, name) in Self.names.enumerated() {

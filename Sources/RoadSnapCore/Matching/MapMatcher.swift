@@ -199,6 +199,8 @@ public final class MapMatcher {
         var used = parameters
         if used.raiseSigmaToTrack, let estimate = estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
             used.sigma = estimate
+            // A noisy track's fixes stray further from the road driven: search 3.5 of its sigmas around each.
+            used.radius = max(used.radius, 3.5 * estimate)
         }
         if used.minFixDistance == nil {
             // A dense noisy track (fixes every second or two) is thinned until each scored fix is clear of the
