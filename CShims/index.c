@@ -12,10 +12,18 @@
 /* Cells beyond this many disable growth of the cache resolution (cell size grows instead). */
 #define RSC_MAX_CACHE_CELLS (4u * 1024u * 1024u)
 
+/* A segment's end points, stored together: a scan touches one 32-byte record per segment. */
+typedef struct rsc_seg {
+    double ax, ay, bx, by;
+} rsc_seg;
+
 struct rsc_index {
     size_t n;
-    double *ax, *ay, *bx, *by, *len, *offset, *bearing;
-    int32_t *edge;
+    /* Segments in locality order: edges sorted along a Hilbert curve through their centres, each edge's segments
+     * together and in their given order; `orig` maps back to the index given at creation. */
+    rsc_seg *seg;
+    double *len, *offset, *bearing;
+    int32_t *edge, *orig;
     int8_t *edge_direction;
     size_t edge_count;
     GEOSContextHandle_t ctx; /* context that built (and will free) the tree */
@@ -41,8 +49,8 @@ struct rsc_query {
 static void rsc_geos_silent(const char *fmt, ...) { (void)fmt; }
 
 static void rsc_index_free_arrays(rsc_index *ix) {
-    free(ix->ax); free(ix->ay); free(ix->bx); free(ix->by); free(ix->len); free(ix->offset); free(ix->bearing);
-    free(ix->edge); free(ix->edge_direction); free(ix->cell_start); free(ix->cell_items);
+    free(ix->seg); free(ix->len); free(ix->offset); free(ix->bearing); free(ix->edge); free(ix->orig);
+    free(ix->edge_direction); free(ix->cell_start); free(ix->cell_items);
 }
 
 static double rsc_bearing(double dx, double dy) {
@@ -86,6 +94,31 @@ static int rsc_tree_query(GEOSContextHandle_t ctx, GEOSSTRtree *tree, double x0,
     return h->failed ? RSC_ENOMEM : RSC_OK;
 }
 
+/* Position of cell (x, y) along a Hilbert curve filling a 2^16 x 2^16 grid. */
+static uint64_t rsc_hilbert(uint32_t x, uint32_t y) {
+    uint64_t d = 0;
+    for (uint32_t s = 1u << 15; s > 0; s >>= 1) {
+        uint32_t rx = (x & s) ? 1 : 0, ry = (y & s) ? 1 : 0;
+        d += (uint64_t)s * s * ((3 * rx) ^ ry);
+        if (ry == 0) {
+            if (rx == 1) { x = s - 1 - x; y = s - 1 - y; }
+            uint32_t t = x; x = y; y = t;
+        }
+    }
+    return d;
+}
+
+typedef struct {
+    uint64_t key;
+    int32_t edge;
+} rsc_edge_key;
+
+static int rsc_cmp_edge_key(const void *a, const void *b) {
+    const rsc_edge_key *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->edge > y->edge) - (x->edge < y->edge);
+}
+
 static void rsc_err(char *err, size_t errlen, const char *msg) {
     if (err && errlen) snprintf(err, errlen, "%s", msg);
 }
@@ -103,18 +136,16 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
     ix->n = n;
     ix->edge_count = edge_count;
     size_t bytes = n * sizeof(double);
-    ix->ax = malloc(bytes); ix->ay = malloc(bytes); ix->bx = malloc(bytes); ix->by = malloc(bytes);
+    ix->seg = malloc(n * sizeof(rsc_seg));
     ix->len = malloc(bytes); ix->offset = malloc(bytes); ix->bearing = malloc(bytes);
     ix->edge = malloc(n * sizeof(int32_t));
+    ix->orig = malloc(n * sizeof(int32_t));
     ix->edge_direction = malloc(edge_count ? edge_count : 1);
-    if (!ix->ax || !ix->ay || !ix->bx || !ix->by || !ix->len || !ix->offset || !ix->bearing || !ix->edge ||
-        !ix->edge_direction) {
+    if (!ix->seg || !ix->len || !ix->offset || !ix->bearing || !ix->edge || !ix->orig || !ix->edge_direction) {
         rsc_index_free_arrays(ix); free(ix);
         rsc_err(err, errlen, "out of memory");
         return NULL;
     }
-    memcpy(ix->ax, ax, bytes); memcpy(ix->ay, ay, bytes); memcpy(ix->bx, bx, bytes); memcpy(ix->by, by, bytes);
-    memcpy(ix->offset, offset, bytes); memcpy(ix->edge, edge, n * sizeof(int32_t));
     memcpy(ix->edge_direction, edge_direction, edge_count);
     double minx = INFINITY, miny = INFINITY, maxx = -INFINITY, maxy = -INFINITY;
     for (size_t i = 0; i < n; i++) {
@@ -124,12 +155,47 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
             rsc_err(err, errlen, "segment with a non-finite coordinate or an edge out of range");
             return NULL;
         }
-        double dx = bx[i] - ax[i], dy = by[i] - ay[i];
-        ix->len[i] = sqrt(dx * dx + dy * dy);
-        ix->bearing[i] = rsc_bearing(dx, dy);
         minx = fmin(minx, fmin(ax[i], bx[i])); maxx = fmax(maxx, fmax(ax[i], bx[i]));
         miny = fmin(miny, fmin(ay[i], by[i])); maxy = fmax(maxy, fmax(ay[i], by[i]));
     }
+    /* Locality order: edges by the Hilbert position of their first segment's midpoint, segments grouped by edge. */
+    rsc_edge_key *keys = malloc((edge_count ? edge_count : 1) * sizeof *keys);
+    size_t *start = calloc(edge_count + 1, sizeof *start);
+    if (!keys || !start) {
+        free(keys); free(start); rsc_index_free_arrays(ix); free(ix);
+        rsc_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    double sx = maxx > minx ? 65535.0 / (maxx - minx) : 0, sy = maxy > miny ? 65535.0 / (maxy - miny) : 0;
+    for (size_t e = 0; e < edge_count; e++) { keys[e].key = UINT64_MAX; keys[e].edge = (int32_t)e; }
+    for (size_t i = 0; i < n; i++) {
+        rsc_edge_key *k = &keys[edge[i]];
+        if (k->key != UINT64_MAX) continue;
+        double mx = 0.5 * (ax[i] + bx[i]), my = 0.5 * (ay[i] + by[i]);
+        k->key = rsc_hilbert((uint32_t)((mx - minx) * sx), (uint32_t)((my - miny) * sy));
+    }
+    qsort(keys, edge_count, sizeof *keys, rsc_cmp_edge_key);
+    /* start[rank] = first new index of the edge with that rank; filled in given order within each edge. */
+    size_t *rank_of = malloc((edge_count ? edge_count : 1) * sizeof *rank_of);
+    if (!rank_of) {
+        free(keys); free(start); rsc_index_free_arrays(ix); free(ix);
+        rsc_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (size_t r = 0; r < edge_count; r++) rank_of[keys[r].edge] = r;
+    for (size_t i = 0; i < n; i++) start[rank_of[edge[i]] + 1]++;
+    for (size_t r = 0; r < edge_count; r++) start[r + 1] += start[r];
+    for (size_t i = 0; i < n; i++) {
+        size_t j = start[rank_of[edge[i]]]++;
+        ix->seg[j] = (rsc_seg){ax[i], ay[i], bx[i], by[i]};
+        double dx = bx[i] - ax[i], dy = by[i] - ay[i];
+        ix->len[j] = sqrt(dx * dx + dy * dy);
+        ix->bearing[j] = rsc_bearing(dx, dy);
+        ix->offset[j] = offset[i];
+        ix->edge[j] = edge[i];
+        ix->orig[j] = (int32_t)i;
+    }
+    free(keys); free(start); free(rank_of);
     ix->ctx = GEOS_init_r();
     if (!ix->ctx) { rsc_index_free_arrays(ix); free(ix); rsc_err(err, errlen, "GEOS_init_r failed"); return NULL; }
     GEOSContext_setErrorHandler_r(ix->ctx, rsc_geos_silent);
@@ -137,8 +203,9 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
     ix->tree = GEOSSTRtree_create_r(ix->ctx, 10);
     if (!ix->tree) { rsc_index_destroy(ix); rsc_err(err, errlen, "GEOSSTRtree_create_r failed"); return NULL; }
     for (size_t i = 0; i < n; i++) {
-        GEOSGeometry *env = GEOSGeom_createRectangle_r(ix->ctx, fmin(ax[i], bx[i]), fmin(ay[i], by[i]),
-                                                       fmax(ax[i], bx[i]), fmax(ay[i], by[i]));
+        const rsc_seg *g = &ix->seg[i];
+        GEOSGeometry *env = GEOSGeom_createRectangle_r(ix->ctx, fmin(g->ax, g->bx), fmin(g->ay, g->by),
+                                                       fmax(g->ax, g->bx), fmax(g->ay, g->by));
         if (!env) { rsc_index_destroy(ix); rsc_err(err, errlen, "GEOS could not make a segment envelope"); return NULL; }
         /* The tree keeps the envelope by value and the item pointer; the geometry may go. */
         GEOSSTRtree_insert_r(ix->ctx, ix->tree, env, (void *)(uintptr_t)(i + 1));
@@ -223,7 +290,8 @@ void rsc_query_destroy(rsc_query *q) {
 
 /* Nearest point of segment i to (x, y). */
 static inline void rsc_foot(const rsc_index *ix, int32_t i, double x, double y, rsc_candidate *c) {
-    double ax = ix->ax[i], ay = ix->ay[i], dx = ix->bx[i] - ax, dy = ix->by[i] - ay;
+    const rsc_seg *g = &ix->seg[i];
+    double ax = g->ax, ay = g->ay, dx = g->bx - ax, dy = g->by - ay;
     double l2 = dx * dx + dy * dy, t = 0.0;
     if (l2 > 0) {
         t = ((x - ax) * dx + (y - ay) * dy) / l2;
@@ -231,7 +299,7 @@ static inline void rsc_foot(const rsc_index *ix, int32_t i, double x, double y, 
     }
     double fx = ax + t * dx, fy = ay + t * dy;
     c->edge = ix->edge[i];
-    c->segment = i;
+    c->segment = ix->orig[i];
     c->x = fx;
     c->y = fy;
     c->distance = sqrt((x - fx) * (x - fx) + (y - fy) * (y - fy));
@@ -259,7 +327,8 @@ static inline void rsc_push(rsc_candidate *out, int *count, int capacity, const 
     *count = n + 1;
 }
 
-/* Scans ascending segment indices, keeping each edge's nearest segment within radius. */
+/* Scans segments in ascending (locality) order, where each edge's segments are consecutive, keeping each edge's
+ * nearest segment within radius. */
 static int rsc_scan(const rsc_index *ix, const int32_t *items, size_t count, double x, double y, double radius,
                     rsc_candidate *out, int capacity) {
     int n = 0;
@@ -270,8 +339,9 @@ static int rsc_scan(const rsc_index *ix, const int32_t *items, size_t count, dou
     for (size_t k = 0; k < count; k++) {
         int32_t i = items ? items[k] : (int32_t)k;
         /* Cheap envelope reject before the exact foot point. */
-        double ex0 = ix->ax[i] < ix->bx[i] ? ix->ax[i] : ix->bx[i], ex1 = ix->ax[i] < ix->bx[i] ? ix->bx[i] : ix->ax[i];
-        double ey0 = ix->ay[i] < ix->by[i] ? ix->ay[i] : ix->by[i], ey1 = ix->ay[i] < ix->by[i] ? ix->by[i] : ix->ay[i];
+        const rsc_seg *g = &ix->seg[i];
+        double ex0 = g->ax < g->bx ? g->ax : g->bx, ex1 = g->ax < g->bx ? g->bx : g->ax;
+        double ey0 = g->ay < g->by ? g->ay : g->by, ey1 = g->ay < g->by ? g->by : g->ay;
         double ddx = x < ex0 ? ex0 - x : (x > ex1 ? x - ex1 : 0), ddy = y < ey0 ? ey0 - y : (y > ey1 ? y - ey1 : 0);
         if (ddx * ddx + ddy * ddy > r2) continue;
         rsc_foot(ix, i, x, y, &c);

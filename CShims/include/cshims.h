@@ -66,7 +66,7 @@ typedef struct rsc_query rsc_query;
 /* One candidate road position for a fix: the nearest point of one edge. */
 typedef struct rsc_candidate {
     int32_t edge;      /* edge index (as given at index creation) */
-    int32_t segment;   /* segment index within the whole index */
+    int32_t segment;   /* segment index within the whole index, as given at creation */
     double x, y;       /* foot point, metres in the local frame */
     double distance;   /* fix to foot point, metres */
     double offset;     /* metres from the edge's start to the foot point */

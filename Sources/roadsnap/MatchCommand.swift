@@ -6,7 +6,7 @@ import RoadSnapFormats
 /// `roadsnap match`: map-matches many tracks in parallel, one output per track, a summary on stderr.
 enum MatchCommand {
     static let usage = "roadsnap match --map MAP [--sigma M|auto] [--beta B] [--radius M] [--candidates N] "
-        + "[--format geojson|csv|gpx|osrm] [--out DIR] [--jobs N] TRACK... (- reads stdin)"
+        + "[--format geojson|csv|gpx|osrm] [--out DIR] [--jobs N] [--list FILE] TRACK|DIR... (- reads stdin)"
 
     /// What became of one track.
     struct Outcome: Sendable {
@@ -24,8 +24,25 @@ enum MatchCommand {
         var done = 0
         var fixes = 0
         var outcomes: [Outcome]
+        var finished: [Bool]
+        /// Outcomes before this index have been written to standard output (in input order) and dropped.
+        var printed = 0
         var lastDraw = 0.0
-        init(count: Int) { outcomes = [Outcome](repeating: Outcome(), count: count) }
+        init(count: Int) {
+            outcomes = [Outcome](repeating: Outcome(), count: count)
+            finished = [Bool](repeating: false, count: count)
+        }
+
+        /// Writes the texts of the finished tracks at the head of the input order and frees them (lock held).
+        func flushInOrder() {
+            while printed < outcomes.count, finished[printed] {
+                if let text = outcomes[printed].text {
+                    print(text, terminator: "")
+                    outcomes[printed].text = nil
+                }
+                printed += 1
+            }
+        }
     }
 
     static func run(_ args: [String]) throws -> Int32 {
@@ -46,8 +63,10 @@ enum MatchCommand {
         guard let outputFormat = MatchOutput.Format(rawValue: formatName) else {
             throw RoadSnapError.invalidArgument("--format must be geojson, csv, gpx or osrm, got '\(formatName)'")
         }
-        let paths = opts.positionals
-        guard !paths.isEmpty else { throw RoadSnapError.invalidArgument("give at least one TRACK file (or - for stdin)") }
+        let paths = try trackPaths(opts.positionals, list: opts.string("list"))
+        guard !paths.isEmpty else {
+            throw RoadSnapError.invalidArgument("give at least one TRACK file or directory of tracks (or - for stdin)")
+        }
         guard paths.filter({ $0 == "-" }).count <= 1 else {
             throw RoadSnapError.invalidArgument("standard input (-) can be read only once")
         }
@@ -84,6 +103,8 @@ enum MatchCommand {
                                        defaults: defaults, format: outputFormat)
                 batch.lock.lock()
                 batch.outcomes[i] = outcome
+                batch.finished[i] = true
+                if outDir == nil { batch.flushInOrder() }
                 batch.done += 1
                 batch.fixes += outcome.fixes
                 if terminal { drawProgress(batch, total: paths.count, start: t0) }
@@ -101,7 +122,6 @@ enum MatchCommand {
                 continue
             }
             fixes += o.fixes; matched += o.matched; subs += o.subMatches; matchSeconds += o.matchSeconds
-            if outDir == nil, let text = o.text { print(text, terminator: "") }
         }
         var summary = "tracks: \(paths.count - failed) done, \(failed) failed\n"
         summary += "fixes: \(fixes), matched \(matched) (\(format1(fixes == 0 ? 0 : 100 * Double(matched) / Double(fixes)))%)\n"
@@ -115,6 +135,50 @@ enum MatchCommand {
     }
 
     static func format1(_ v: Double) -> String { format(v, 1) }
+
+    /// File names a track file may have in a directory (others, and hidden files, are skipped there).
+    static let trackExtensions: Set<String> = ["gpx", "nmea", "nma", "csv", "tsv", "geojson", "json", "txt", "log"]
+
+    /// The tracks to match: each argument as given (`-` is standard input), a directory as every track file under
+    /// it in sorted order, then the paths listed one per line in `list` (blank lines and `#` comments skipped).
+    static func trackPaths(_ arguments: [String], list: String?) throws -> [String] {
+        var paths: [String] = []
+        let fm = FileManager.default
+        for a in arguments {
+            var isDirectory: ObjCBool = false
+            guard a != "-", fm.fileExists(atPath: a, isDirectory: &isDirectory), isDirectory.boolValue else {
+                paths.append(a)
+                continue
+            }
+            guard let walker = fm.enumerator(atPath: a) else {
+                throw RoadSnapError.unreadableFile(path: a, reason: "the directory cannot be listed")
+            }
+            var found: [String] = []
+            while let relative = walker.nextObject() as? String {
+                let name = relative.split(separator: "/").last.map(String.init) ?? relative
+                if name.hasPrefix(".") {
+                    if walker.fileAttributes?[.type] as? FileAttributeType == .typeDirectory { walker.skipDescendants() }
+                    continue
+                }
+                guard walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular,
+                      let dot = name.lastIndex(of: "."), trackExtensions.contains(name[name.index(after: dot)...].lowercased())
+                else { continue }
+                found.append(a.hasSuffix("/") ? a + relative : a + "/" + relative)
+            }
+            if found.isEmpty { throw RoadSnapError.invalidArgument("\(a): no track files (.gpx, .nmea, .csv, .geojson, .json, .txt) in the directory") }
+            paths += found.sorted()
+        }
+        if let list {
+            guard let data = fm.contents(atPath: list) else {
+                throw RoadSnapError.unreadableFile(path: list, reason: "the track list cannot be read")
+            }
+            for line in String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+                let path = line.trimmingCharacters(in: .whitespaces)
+                if !path.isEmpty, !path.hasPrefix("#") { paths.append(path) }
+            }
+        }
+        return paths
+    }
 
     /// Reads, matches and writes one track; never throws (errors become the outcome's message).
     static func matchOne(path: String, output: String?, matcher: MapMatcher, autoSigma: Bool, defaults: MatchParameters,

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+/// `roadsnap match` end to end: the binary next to the test bundle on the sample map and real tracks.
+@Suite struct MatchCommandTests {
+    static var binary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("roadsnap").path
+    }
+
+    /// Runs `roadsnap match` with `stdin` on standard input; returns exit status, standard output and error.
+    static func match(_ args: [String], stdin: Data? = nil, in dir: URL) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["match", "--map", TestData.bellevueMap] + args
+        let errFile = dir.appendingPathComponent("stderr-\(UUID().uuidString).txt")
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        let errHandle = try FileHandle(forWritingTo: errFile)
+        let out = Pipe(), input = Pipe()
+        p.standardOutput = out
+        p.standardError = errHandle
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try errHandle.close()
+        let err = try String(contentsOf: errFile, encoding: .utf8)
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self), err)
+    }
+
+    /// A folder of tracks: two pieces of the sample drive (one in a subfolder), issue-147's GPX, a truncated GPX,
+    /// and files a directory scan must skip (hidden, not a track).
+    static func trackFolder() throws -> (root: URL, tracks: URL) {
+        let root = try TestData.temporaryDirectory()
+        let tracks = root.appendingPathComponent("tracks")
+        let fm = FileManager.default
+        try fm.createDirectory(at: tracks.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        let drive = try String(contentsOfFile: TestData.bellevueDrive, encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        let header = String(drive[0])
+        try ([header] + drive[1...300].map(String.init)).joined(separator: "\n")
+            .write(to: tracks.appendingPathComponent("a.csv"), atomically: true, encoding: .utf8)
+        try ([header] + drive[301...600].map(String.init)).joined(separator: "\n")
+            .write(to: tracks.appendingPathComponent("sub/c.csv"), atomically: true, encoding: .utf8)
+        try fm.copyItem(atPath: TestData.fixture("graphhopper/issue-147.gpx"),
+                        toPath: tracks.appendingPathComponent("b.gpx").path)
+        let gpx = try String(contentsOfFile: TestData.fixture("graphhopper/issue-147.gpx"), encoding: .utf8)
+        try String(gpx.prefix(gpx.count / 2)).write(to: tracks.appendingPathComponent("broken.gpx"), atomically: true,
+                                                    encoding: .utf8)
+        try header.write(to: tracks.appendingPathComponent(".hidden.csv"), atomically: true, encoding: .utf8)
+        try "notes".write(to: tracks.appendingPathComponent("README.md"), atomically: true, encoding: .utf8)
+        return (root, tracks)
+    }
+
+    @Test func directoryBatchReportsTheBadTrackAndWritesTheOthers() throws {
+        let (root, tracks) = try Self.trackFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let out = root.appendingPathComponent("out")
+        let r = try Self.match(["--out", out.path, "--jobs", "2", tracks.path], in: root)
+        #expect(r.status == 1)
+        let errors = r.err.split(separator: "\n").filter { $0.hasPrefix("roadsnap match:") }
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains("broken.gpx") == true, "\(r.err)")
+        #expect(r.err.contains("tracks: 3 done, 1 failed"), "\(r.err)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(written == ["a.matched.geojson", "b.matched.geojson", "c.matched.geojson"])
+        let b = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("b.matched.geojson")))
+        let features = try #require((b as? [String: Any])?["features"] as? [[String: Any]])
+        let points = features.filter { ($0["geometry"] as? [String: Any])?["type"] as? String == "Point" }
+        let gpx = try String(contentsOfFile: TestData.fixture("graphhopper/issue-147.gpx"), encoding: .utf8)
+        #expect(points.count == gpx.components(separatedBy: "<trkpt").count - 1)
+        #expect(features.count > points.count)
+    }
+
+    @Test func standardOutputIsInInputOrderAndTheSameForAnyJobCount() throws {
+        let (root, tracks) = try Self.trackFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let files = ["a.csv", "b.gpx", "sub/c.csv"].map { tracks.appendingPathComponent($0).path }
+        let one = try Self.match(["--format", "csv", "--jobs", "1"] + files, in: root)
+        let two = try Self.match(["--format", "csv", "--jobs", "2"] + files, in: root)
+        #expect(one.status == 0 && two.status == 0)
+        #expect(one.out == two.out)
+        let blocks = one.out.components(separatedBy: "fix_index,").dropFirst().map { $0.split(separator: "\n").count - 1 }
+        #expect(blocks.count == 3)
+        #expect(blocks.first == 300 && blocks.last == 300, "\(blocks)")
+    }
+
+    @Test func standardInputAndAListFile() throws {
+        let (root, tracks) = try Self.trackFolder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let a = tracks.appendingPathComponent("a.csv")
+        let byPath = try Self.match(["--format", "csv", a.path], in: root)
+        let byStdin = try Self.match(["--format", "csv", "-"], stdin: try Data(contentsOf: a), in: root)
+        #expect(byPath.status == 0 && byStdin.status == 0)
+        #expect(!byPath.out.isEmpty && byPath.out == byStdin.out)
+        let list = root.appendingPathComponent("list.txt")
+        try "# tracks\n\(a.path)\n\n\(tracks.appendingPathComponent("sub/c.csv").path)\n"
+            .write(to: list, atomically: true, encoding: .utf8)
+        let listed = try Self.match(["--format", "csv", "--list", list.path], in: root)
+        #expect(listed.status == 0)
+        #expect(listed.out.hasPrefix(byPath.out))
+        #expect(listed.err.contains("tracks: 2 done, 0 failed"), "\(listed.err)")
+    }
+}
