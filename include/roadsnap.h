@@ -43,7 +43,7 @@ typedef enum rs_status {
     RS_E_INVALID_HANDLE = 2,    /* handle NULL, already closed/destroyed, or of another kind */
     RS_E_INVALID_ARGUMENT = 3,  /* a value out of its valid range (radius, index, option, ...) */
     RS_E_INVALID_FIX = 4,       /* a fix with NaN or out-of-range latitude/longitude */
-    RS_E_IO = 5,                /* a file could not be opened or read */
+    RS_E_IO = 5,                /* a file could not be opened, read or written */
     RS_E_INVALID_MAP = 6,       /* not a readable OSM or GeoJSON road network */
     RS_E_NO_DRIVABLE_ROADS = 7, /* the map holds no road a car may drive on */
     RS_E_INVALID_TRACK = 8,     /* a malformed track file */
@@ -304,6 +304,37 @@ rs_status rs_match_get_edges(const rs_match *match, size_t index, int64_t *out, 
  * k, for capacity points (out holds 2 x capacity doubles); *out_count gets the number of points. Same buffer rules
  * as rs_match_get_edges. */
 rs_status rs_match_get_geometry(const rs_match *match, size_t index, double *out, size_t capacity, size_t *out_count);
+
+/* Result formats of rs_match_render and rs_match_write_file: those of `roadsnap match --format F`. */
+typedef enum rs_output_format {
+    RS_OUTPUT_GEOJSON = 0, /* a FeatureCollection: a LineString per sub-match, then a Point per fix */
+    RS_OUTPUT_CSV = 1,     /* a header row, then one row per fix */
+    RS_OUTPUT_GPX = 2,     /* GPX 1.1: one track segment per sub-match along the matched path */
+    RS_OUTPUT_OSRM = 3     /* an OSRM `match` service response (code, matchings, tracepoints) */
+} rs_output_format;
+
+/* The match as text in `format` (UTF-8): byte for byte what `roadsnap match --format F` writes for the same fixes
+ * on the same map with the same options, except GPX's <name>, which is "rs_matcher_match (matched)" where the CLI
+ * puts the track file's path. Outputs describe the valid fixes only, as the CLI's describe the usable rows of a
+ * track file: fixes given to rs_matcher_match with status RS_MATCH_INVALID_FIX are left out, and the fix indices
+ * written (GeoJSON fix_index, first_fix, last_fix; CSV fix_index; the order of OSRM tracepoints) count valid fixes
+ * only. They equal the indices given when every fix was valid; rs_match_get_sub_match always gives the indices as
+ * given. The text goes NUL-terminated into out[capacity]; *out_length (may be NULL) gets its length in bytes without
+ * the NUL. When capacity < length + 1, the text is truncated (still NUL-terminated when capacity > 0) and
+ * RS_E_BUFFER_TOO_SMALL returned, the message giving the size needed (length + 1); out may be NULL when capacity is
+ * 0, to ask for the length. The match keeps the text of the last format rendered, so asking for the length and then
+ * the text renders once (the memory is freed by rs_match_close). Errors: RS_E_INVALID_ARGUMENT for an unknown
+ * format; RS_E_NULL_ARGUMENT for out NULL with capacity > 0. [thread-safe] */
+rs_status rs_match_render(const rs_match *match, rs_output_format format, char *out, size_t capacity,
+                          size_t *out_length);
+
+/* Writes the match in `format` (the text rs_match_render gives) to the file `path`, atomically, as the CLI does:
+ * into a temporary file beside it, then renamed over it, so a reader never sees a partial file and a failed write
+ * leaves an existing file as it was (and no temporary file). Missing parent directories are created; an existing
+ * file is replaced. Errors: RS_E_NULL_ARGUMENT (path NULL), RS_E_INVALID_ARGUMENT (unknown format, empty path or
+ * one ending in '/'), RS_E_IO when the file cannot be written (the message names the path and the reason).
+ * [thread-safe] */
+rs_status rs_match_write_file(const rs_match *match, rs_output_format format, const char *path);
 
 /* ---------------------------------------------------------------------------------------------------------------
  * Routing with turn-by-turn steps

@@ -132,19 +132,24 @@ func cString(_ s: StaticString) -> UnsafePointer<CChar> {
 }
 
 /// Writes `text` NUL-terminated into `buf[capacity]` with snprintf-like truncation; the full length goes to
-/// `length`. Throws `RS_E_BUFFER_TOO_SMALL` (after writing what fits) when it does not fit.
-func write(_ text: String, into buf: UnsafeMutablePointer<CChar>?, capacity: Int, length: UnsafeMutablePointer<Int>?)
-    throws(APIFailure)
+/// `length`. Throws `RS_E_BUFFER_TOO_SMALL` (after writing what fits) when it does not fit; `name` is the buffer
+/// argument's name in the header.
+func write(_ text: String, into buf: UnsafeMutablePointer<CChar>?, capacity: Int, length: UnsafeMutablePointer<Int>?,
+           named name: String = "buf") throws(APIFailure)
 {
-    let utf8 = Array(text.utf8)
-    length?.pointee = utf8.count
+    var text = text
+    let count = text.utf8.count
+    let capacity = capacity < 0 ? Int.max : capacity  // a size_t beyond Int.max: room enough
+    length?.pointee = count
     if capacity > 0 {
-        guard let buf else { throw APIFailure.null("buf (with capacity > 0)") }
-        let n = min(utf8.count, capacity - 1)
-        for i in 0..<n { buf[i] = CChar(bitPattern: utf8[i]) }
+        guard let buf else { throw APIFailure.null("\(name) (with capacity > 0)") }
+        let n = min(count, capacity - 1)
+        text.withUTF8 { bytes in
+            if n > 0, let base = bytes.baseAddress { UnsafeMutableRawPointer(buf).copyMemory(from: base, byteCount: n) }
+        }
         buf[n] = 0
     }
-    if utf8.count + 1 > capacity {
-        throw APIFailure(RS_E_BUFFER_TOO_SMALL, "text of \(utf8.count) bytes needs a buffer of \(utf8.count + 1)")
+    if count >= capacity {
+        throw APIFailure(RS_E_BUFFER_TOO_SMALL, "text of \(count) bytes needs a buffer of \(count + 1)")
     }
 }

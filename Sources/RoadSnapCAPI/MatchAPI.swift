@@ -1,5 +1,7 @@
 import RoadSnapCHeader
 import RoadSnapCore
+import RoadSnapFormats
+import Synchronization
 
 extension MatchParameters {
     /// Defaults overridden by the non-zero fields of C options.
@@ -54,21 +56,37 @@ final class MatcherObject: ExclusiveObject, HandleObject, @unchecked Sendable {
         matcher.parameters = base
         if estimateSigma, let s = matcher.estimateSigma(track) { matcher.parameters.sigma = s }
         let result = try bridging { () throws(RoadSnapError) in try matcher.match(track) }
-        return MatchObject(result: result, slots: slots, fixCount: count)
+        return MatchObject(result: result, track: track, network: matcher.network, slots: slots, fixCount: count)
     }
 }
 
-/// What an `rs_match` handle holds: one track's match result (immutable), with fix indices as the caller gave them.
+/// What an `rs_match` handle holds: one track's match result (immutable), with fix indices as the caller gave them,
+/// and the track of valid fixes and the network it was matched on, for the result writers.
 final class MatchObject: HandleObject {
     let result: MatchResult
+    /// The valid fixes, as matched (`result.fixes[k]` is the match of `track.fixes[k]`).
+    let track: Track
+    let network: RoadNetwork
     /// Caller's index of each fix matched (`slots[k]` for the k-th valid fix).
     let slots: [Int]
     let fixCount: Int
+    /// The last text rendered by `rs_match_render`, so that asking for the length and then the text renders once.
+    private let rendered = Mutex<(format: MatchOutput.Format, text: String)?>(nil)
 
-    init(result: MatchResult, slots: [Int], fixCount: Int) {
+    init(result: MatchResult, track: Track, network: RoadNetwork, slots: [Int], fixCount: Int) {
         self.result = result
+        self.track = track
+        self.network = network
         self.slots = slots
         self.fixCount = fixCount
+    }
+
+    /// The match as `roadsnap match --format` writes it; `keep` keeps the text for the next call.
+    func text(_ format: MatchOutput.Format, keep: Bool) -> String {
+        if let last = rendered.withLock({ $0 }), last.format == format { return last.text }
+        let text = MatchOutput.render(result, track: track, network: network, format: format)
+        if keep { rendered.withLock { $0 = (format, text) } }
+        return text
     }
 
     func subMatch(_ index: Int) throws(APIFailure) -> SubMatch {
@@ -203,5 +221,52 @@ public func rs_match_get_geometry(_ match: OpaquePointer?, _ index: Int, _ out: 
     apiCall { () throws(APIFailure) in
         let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
         try copyPoints(m.subMatch(index).geometry, into: out, capacity: capacity, outCount: outCount)
+    }
+}
+
+extension MatchOutput.Format {
+    /// The output format a C `rs_output_format` names.
+    init(_ format: rs_output_format) throws(APIFailure) {
+        switch format {
+        case RS_OUTPUT_GEOJSON: self = .geojson
+        case RS_OUTPUT_CSV: self = .csv
+        case RS_OUTPUT_GPX: self = .gpx
+        case RS_OUTPUT_OSRM: self = .osrm
+        default: throw APIFailure(RS_E_INVALID_ARGUMENT, "unknown output format \(format.rawValue)")
+        }
+    }
+}
+
+@implementation @c
+public func rs_match_render(_ match: OpaquePointer?, _ format: rs_output_format, _ out: UnsafeMutablePointer<CChar>?,
+                            _ capacity: Int, _ outLength: UnsafeMutablePointer<Int>?) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
+        let text = try m.text(MatchOutput.Format(format), keep: true)
+        try write(text, into: out, capacity: capacity, length: outLength, named: "out")
+    }
+}
+
+@implementation @c
+public func rs_match_write_file(_ match: OpaquePointer?, _ format: rs_output_format, _ path: UnsafePointer<CChar>?)
+    -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let m = try HandleTable.shared.lookup(match, .matchResult, as: MatchObject.self)
+        let format = try MatchOutput.Format(format)
+        guard let path else { throw .null("path") }
+        let file = String(cString: path)
+        guard !file.isEmpty else { throw APIFailure(RS_E_INVALID_ARGUMENT, "path is empty") }
+        guard !file.hasSuffix("/") else {
+            throw APIFailure(RS_E_INVALID_ARGUMENT, "\(file): ends in '/', give the output file's name")
+        }
+        do throws(RoadSnapError) {
+            try AtomicFile.write(m.text(format, keep: false), to: file)
+        } catch .unreadableFile(let path, let reason) {
+            throw APIFailure(RS_E_IO, "\(path): \(reason)")  // without the CLI's "cannot read file" prefix
+        } catch {
+            throw APIFailure(error)
+        }
     }
 }

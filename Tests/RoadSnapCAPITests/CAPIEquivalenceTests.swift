@@ -108,6 +108,66 @@ import Testing
         }
     }
 
+    /// `rs_match_render` and `rs_match_write_file` against what `roadsnap match --format F` does (read the track,
+    /// match with the default parameters, `MatchOutput.render` / `MatchOutput.write`), byte for byte, in every format;
+    /// invalid fixes among the caller's leave the outputs as those of the valid fixes alone.
+    @Test func resultWritersMatchTheCLIOutputs() throws {
+        let network = try MapLoader.load(path: Self.map)
+        let track = try TrackReader.read(path: Self.drive)
+        let expected = try MapMatcher(network: network).match(track)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rs-writers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+
+        var map: OpaquePointer?, matcher: OpaquePointer?
+        #expect(rs_map_open(Self.map, &map) == RS_OK)
+        defer { _ = rs_map_close(map) }
+        #expect(rs_matcher_create(map, nil, &matcher) == RS_OK)
+        defer { _ = rs_matcher_destroy(matcher) }
+        let fixes = track.fixes.map(rs_fix.init)
+        let invalid = rs_fix(latitude: .nan, longitude: 7, time: .nan, course: .nan, speed: .nan, altitude: .nan,
+                             accuracy: .nan)
+        let withInvalid = [invalid] + fixes[..<500] + [invalid, invalid] + fixes[500...]
+        let pairs: [(MatchOutput.Format, rs_output_format)] = [(.geojson, RS_OUTPUT_GEOJSON), (.csv, RS_OUTPUT_CSV),
+                                                               (.gpx, RS_OUTPUT_GPX), (.osrm, RS_OUTPUT_OSRM)]
+        for (run, given) in [fixes, withInvalid].enumerated() {
+            var match: OpaquePointer?
+            #expect(rs_matcher_match(matcher, given, given.count, nil, &match) == RS_OK)
+            defer { _ = rs_match_close(match) }
+            for (format, cFormat) in pairs {
+                var text = MatchOutput.render(expected, track: track, network: network, format: format)
+                if format == .gpx {  // the one documented difference: the CLI names the GPX track after its file
+                    let cliName = "<name>\(Self.drive) (matched)</name>"
+                    #expect(text.contains(cliName))
+                    text = text.replacingOccurrences(of: cliName, with: "<name>rs_matcher_match (matched)</name>")
+                }
+                let want = Array(text.utf8)
+                var length = 0
+                #expect(rs_match_render(match, cFormat, nil, 0, &length) == RS_E_BUFFER_TOO_SMALL)
+                #expect(length == want.count)
+                var buffer = [CChar](repeating: 1, count: length + 1)
+                #expect(rs_match_render(match, cFormat, &buffer, buffer.count, &length) == RS_OK)
+                #expect(buffer[length] == 0)
+                // Compared as a Bool: a failed #expect on two large arrays spends minutes on their difference.
+                let sameText = buffer[..<length].map { UInt8(bitPattern: $0) } == want
+                #expect(sameText, "\(format) text, run \(run)")
+
+                let written = dir.appendingPathComponent("c-\(run).\(format.fileExtension)").path
+                let reference = dir.appendingPathComponent("swift-\(run).\(format.fileExtension)").path
+                #expect(rs_match_write_file(match, cFormat, written) == RS_OK)
+                try MatchOutput.write(expected, track: Track(name: "rs_matcher_match", fixes: track.fixes),
+                                      network: network, format: format, to: reference)
+                let file = try #require(FileManager.default.contents(atPath: written))
+                let sameFile = Array(file) == want, sameAsSwift = FileManager.default.contents(atPath: reference) == file
+                #expect(sameFile, "\(format) file, run \(run)")
+                #expect(sameAsSwift, "\(format) file, run \(run), against MatchOutput.write")
+            }
+        }
+        // Nothing else in the directory: no temporary file left behind.
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+        #expect(names.count == 2 * 2 * pairs.count)
+        #expect(!names.contains { $0.hasSuffix(".tmp") })
+    }
+
     @Test func routeMatchesSwift() throws {
         let fixtures = Self.repoRoot.appendingPathComponent("Tests/RoadSnapCoreTests/Fixtures")
         let mapPath = fixtures.appendingPathComponent("osm/issue-70.osm.gz").path

@@ -1,11 +1,13 @@
 /* C API tests: version and ABI, errors and messages, NULL/stale/wrong-kind handles, maps, snapping one fix and
- * batches on the real sample drive, and several threads. Usage: test_api REPO_ROOT. Exit status = failed checks. */
+ * batches on the real sample drive, matching and its result writers, routing, navigation, and several threads. Usage: test_api REPO_ROOT. Exit status = failed checks. */
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "roadsnap.h"
@@ -435,6 +437,215 @@ static void test_match(rs_map *map) {
     CHECK_NEAR(info.sigma, 4.07, 1e-12);
     CHECK_STATUS(rs_match_close(match), RS_OK);
     CHECK_STATUS(rs_matcher_destroy(m), RS_OK);
+}
+
+/* Whether `text` begins with `prefix`. */
+static int starts_with(const char *text, const char *prefix) { return strncmp(text, prefix, strlen(prefix)) == 0; }
+
+/* Occurrences of `needle` in `text`. */
+static long count_of(const char *text, const char *needle) {
+    long n = 0;
+    for (const char *p = strstr(text, needle); p; p = strstr(p + strlen(needle), needle)) n++;
+    return n;
+}
+
+/* The whole file into a malloc'ed buffer of *size bytes (plus a NUL); NULL when it cannot be read. */
+static char *read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t capacity = 1 << 16, n = 0, got;
+    char *data = malloc(capacity + 1);
+    while (data && (got = fread(data + n, 1, capacity - n, f)) > 0) {
+        n += got;
+        if (n == capacity) {
+            char *bigger = realloc(data, 2 * capacity + 1);
+            if (!bigger) { free(data); data = NULL; break; }
+            data = bigger;
+            capacity *= 2;
+        }
+    }
+    fclose(f);
+    if (data) data[n] = '\0';
+    *size = n;
+    return data;
+}
+
+/* A match rendered in `format` into a new malloc'ed text (length asked first, as the header describes). */
+static char *render_text(rs_match *match, rs_output_format format, size_t *out_length) {
+    size_t length = 0;
+    if (rs_match_render(match, format, NULL, 0, &length) != RS_E_BUFFER_TOO_SMALL) return NULL;
+    char *text = malloc(length + 1);
+    if (text && rs_match_render(match, format, text, length + 1, out_length) != RS_OK) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Files in a directory (besides . and ..); -1 when it cannot be opened. */
+static int directory_entries(const char *path) {
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+    closedir(d);
+    return n;
+}
+
+/* Result writers: every format rendered with the buffer rules (length, truncation, NUL), written atomically to a
+ * file read back equal, the content sane for its format; bad paths, formats and handles; invalid fixes left out. */
+static void test_match_output(rs_map *map) {
+    static const rs_output_format formats[] = {RS_OUTPUT_GEOJSON, RS_OUTPUT_CSV, RS_OUTPUT_GPX, RS_OUTPUT_OSRM};
+    static const char *const extensions[] = {"geojson", "csv", "gpx", "json"};
+    rs_matcher *m = NULL;
+    rs_match *match = NULL;
+    CHECK_STATUS(rs_matcher_create(map, NULL, &m), RS_OK);
+    CHECK_STATUS(rs_matcher_match(m, fixes, (size_t)fix_count, NULL, &match), RS_OK);
+    rs_match_info info;
+    CHECK_STATUS(rs_match_get_info(match, &info), RS_OK);
+    int64_t points = 0;
+    for (int64_t k = 0; k < info.sub_match_count; k++) {
+        rs_sub_match_info sm;
+        CHECK_STATUS(rs_match_get_sub_match(match, (size_t)k, &sm), RS_OK);
+        points += sm.point_count;
+    }
+
+    char dir[] = "/tmp/roadsnap-test-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(!"mkdtemp failed");
+        return;
+    }
+    char out_dir[64], path[256], first_path[128];
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    for (int k = 0; k < 4; k++) {
+        size_t length = 0, got = 0;
+        CHECK_STATUS(rs_match_render(match, formats[k], NULL, 0, &length), RS_E_BUFFER_TOO_SMALL);
+        char needed[64];
+        snprintf(needed, sizeof needed, "needs a buffer of %zu", length + 1);
+        CHECK_MESSAGE(needed);
+        CHECK(length > 10000);
+        char *text = malloc(length + 1), *short_text = malloc(length);
+        if (!text || !short_text) { CHECK(!"malloc failed"); free(text); free(short_text); break; }
+        memset(text, 'x', length + 1);
+        CHECK_STATUS(rs_match_render(match, formats[k], text, length + 1, &got), RS_OK);
+        CHECK(got == length && text[length] == '\0' && strlen(text) == length);
+        /* One byte short: the text truncated and NUL-terminated, the full length reported. */
+        CHECK_STATUS(rs_match_render(match, formats[k], short_text, length, &got), RS_E_BUFFER_TOO_SMALL);
+        CHECK(got == length && short_text[length - 1] == '\0' && memcmp(short_text, text, length - 1) == 0);
+        char one = 'x';
+        CHECK_STATUS(rs_match_render(match, formats[k], &one, 1, NULL), RS_E_BUFFER_TOO_SMALL);
+        CHECK(one == '\0');
+        CHECK_STATUS(rs_match_render(match, formats[k], NULL, 1, &got), RS_E_NULL_ARGUMENT);
+        CHECK_MESSAGE("out");
+
+        switch (formats[k]) {
+        case RS_OUTPUT_GEOJSON:
+            CHECK(starts_with(text, "{\"features\":["));
+            CHECK(strstr(text, "\"type\":\"FeatureCollection\"") != NULL);
+            CHECK(count_of(text, "\"fix_index\":") == fix_count);
+            CHECK(count_of(text, "\"matched\":true") == info.matched_count);
+            CHECK(count_of(text, "\"type\":\"LineString\"") == info.sub_match_count);
+            break;
+        case RS_OUTPUT_CSV:
+            CHECK(starts_with(text, "fix_index,time,lat,lon,matched,sub_match,edge_id,"));
+            CHECK(count_of(text, "\n") == fix_count + 1);
+            CHECK(starts_with(strchr(text, '\n') + 1, "0,2009-01-17T"));
+            CHECK(count_of(text, ",false,,,,,,,\n") == fix_count - info.matched_count);
+            break;
+        case RS_OUTPUT_GPX:
+            CHECK(starts_with(text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\""));
+            CHECK(strstr(text, "<name>rs_matcher_match (matched)</name>") != NULL);
+            CHECK(count_of(text, "<trkseg>") == info.sub_match_count);
+            CHECK(count_of(text, "<trkpt ") == points);
+            CHECK(strcmp(text + length - 7, "</gpx>\n") == 0);
+            break;
+        case RS_OUTPUT_OSRM:
+            CHECK(starts_with(text, "{\"code\":\"Ok\","));
+            CHECK(count_of(text, "\"matchings_index\":") == info.matched_count);
+            CHECK(count_of(text, "\"weight_name\":\"duration\"") == info.sub_match_count);
+            break;
+        }
+
+        /* Written atomically to a file (its directory made on the way), read back equal to the text. */
+        snprintf(path, sizeof path, "%s/drive.matched.%s", out_dir, extensions[k]);
+        if (k == 0) strcpy(first_path, path);
+        CHECK_STATUS(rs_match_write_file(match, formats[k], path), RS_OK);
+        size_t size = 0;
+        char *file = read_file(path, &size);
+        CHECK(file != NULL && size == length && memcmp(file, text, length) == 0);
+        free(file);
+        if (formats[k] == RS_OUTPUT_CSV) {
+            /* An existing file is replaced. */
+            CHECK_STATUS(rs_match_write_file(match, RS_OUTPUT_CSV, first_path), RS_OK);
+            file = read_file(first_path, &size);
+            CHECK(file != NULL && size == length && memcmp(file, text, length) == 0);
+            free(file);
+        }
+        free(short_text);
+        free(text);
+    }
+    CHECK(directory_entries(out_dir) == 4); /* the four outputs, no temporary file left */
+
+    /* Bad paths: a directory, a path through a regular file, NULL, empty, ending in '/'. */
+    CHECK_STATUS(rs_match_write_file(match, RS_OUTPUT_GEOJSON, out_dir), RS_E_IO);
+    CHECK_MESSAGE(out_dir);
+    snprintf(path, sizeof path, "%s/out.geojson", first_path);
+    CHECK_STATUS(rs_match_write_file(match, RS_OUTPUT_GEOJSON, path), RS_E_IO);
+    CHECK_MESSAGE(path);
+    CHECK_STATUS(rs_match_write_file(match, RS_OUTPUT_GEOJSON, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_MESSAGE("path");
+    CHECK_STATUS(rs_match_write_file(match, RS_OUTPUT_GEOJSON, ""), RS_E_INVALID_ARGUMENT);
+    snprintf(path, sizeof path, "%s/", out_dir);
+    CHECK_STATUS(rs_match_write_file(match, RS_OUTPUT_GEOJSON, path), RS_E_INVALID_ARGUMENT);
+    CHECK(directory_entries(out_dir) == 4);
+    /* Unknown formats, bad handles. */
+    size_t length = 0;
+    CHECK_STATUS(rs_match_render(match, (rs_output_format)4, NULL, 0, &length), RS_E_INVALID_ARGUMENT);
+    CHECK_MESSAGE("format");
+    CHECK_STATUS(rs_match_write_file(match, (rs_output_format)-1, first_path), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_match_render(NULL, RS_OUTPUT_CSV, NULL, 0, &length), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_match_render((rs_match *)map, RS_OUTPUT_CSV, NULL, 0, &length), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_match_write_file(NULL, RS_OUTPUT_CSV, first_path), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_match_close(match), RS_OK);
+    CHECK_STATUS(rs_match_render(match, RS_OUTPUT_CSV, NULL, 0, &length), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_match_write_file(match, RS_OUTPUT_CSV, first_path), RS_E_INVALID_HANDLE);
+
+    /* Invalid fixes are left out of the outputs: 401 fixes with a NaN one give the text of the 400 valid ones. */
+    static rs_fix with_bad[401];
+    memcpy(with_bad, fixes, 200 * sizeof *fixes);
+    with_bad[200] = rs_fix_make(NAN, NAN);
+    memcpy(with_bad + 201, fixes + 200, 200 * sizeof *fixes);
+    rs_match *valid_only = NULL;
+    CHECK_STATUS(rs_matcher_match(m, with_bad, 401, NULL, &match), RS_OK);
+    CHECK_STATUS(rs_matcher_match(m, fixes, 400, NULL, &valid_only), RS_OK);
+    for (int k = 0; k < 4; k++) {
+        size_t a_length = 0, b_length = 0;
+        char *a = render_text(match, formats[k], &a_length), *b = render_text(valid_only, formats[k], &b_length);
+        CHECK(a != NULL && b != NULL && a_length == b_length && strcmp(a, b) == 0);
+        if (a && formats[k] == RS_OUTPUT_GEOJSON) CHECK(count_of(a, "\"fix_index\":") == 400);
+        free(a);
+        free(b);
+    }
+    CHECK_STATUS(rs_match_close(valid_only), RS_OK);
+    CHECK_STATUS(rs_match_close(match), RS_OK);
+
+    /* An empty track. */
+    CHECK_STATUS(rs_matcher_match(m, NULL, 0, NULL, &match), RS_OK);
+    char empty[128];
+    CHECK_STATUS(rs_match_render(match, RS_OUTPUT_GEOJSON, empty, sizeof empty, &length), RS_OK);
+    CHECK(strcmp(empty, "{\"features\":[],\"type\":\"FeatureCollection\"}\n") == 0);
+    CHECK_STATUS(rs_match_render(match, RS_OUTPUT_OSRM, empty, sizeof empty, &length), RS_OK);
+    CHECK(strstr(empty, "\"code\":\"NoMatch\"") != NULL);
+    CHECK_STATUS(rs_match_close(match), RS_OK);
+    CHECK_STATUS(rs_matcher_destroy(m), RS_OK);
+
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/drive.matched.%s", out_dir, extensions[k]);
+        CHECK(unlink(path) == 0);
+    }
+    CHECK(rmdir(out_dir) == 0);
+    CHECK(rmdir(dir) == 0);
 }
 
 static double ground_metres(double lat1, double lon1, double lat2, double lon2) {
@@ -868,6 +1079,7 @@ static void test_garbage(void) {
         G_CALL(rs_matcher_match(G_HANDLE(rs_matcher), fixes_in, garbage_next() % 5, mf4, &match));
         if (match) {
             G_CALL(rs_match_get_edges(match, garbage_next() % 3, NULL, 0, &n));
+            G_CALL(rs_match_render(match, (rs_output_format)(garbage_next() % 6), buf, garbage_next() % 9, &n));
             G_CALL(rs_match_close(match));
         }
         G_CALL(rs_router_route(G_HANDLE(rs_router), w, garbage_next() % 3, &ro, NULL, &route));
@@ -1064,6 +1276,7 @@ int main(int argc, char **argv) {
     test_stale_handles();
     test_geojson_map();
     test_match(map);
+    test_match_output(map);
     rs_router *router = NULL;
     rs_map *small_map = NULL;
     test_small_map(&router, &small_map);

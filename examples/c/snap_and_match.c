@@ -1,10 +1,10 @@
 /* Snaps a recorded GPS track to the roads of a map, then map-matches it, through libroadsnap's C API, and prints
- * a summary of both.
+ * a summary of both; with OUTPUT.geojson, also writes the match there as `roadsnap match --format geojson` does.
  *
  *   make install PREFIX=$HOME/.local            # from the repository root
  *   export PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig
  *   cc -std=c99 -O2 snap_and_match.c -o snap_and_match $(pkg-config --cflags --libs roadsnap)
- *   ./snap_and_match ../../Samples/bellevue-issue147.osm.gz ../../Samples/newson-krumm-bellevue.csv
+ *   ./snap_and_match ../../Samples/bellevue-issue147.osm.gz ../../Samples/newson-krumm-bellevue.csv [OUTPUT.geojson]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +23,8 @@
     } while (0)
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s MAP TRACK\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s MAP TRACK [OUTPUT.geojson]\n", argv[0]);
         return 2;
     }
     if (rs_abi_version() != ROADSNAP_ABI_VERSION) {
@@ -40,6 +40,7 @@ int main(int argc, char **argv) {
     int64_t *edges = NULL;
     rs_fix *fixes = NULL;
     rs_snap_result *snapped = NULL;
+    char *csv = NULL;
 
     TRY(rs_map_open(argv[1], &map));
     rs_map_info map_info;
@@ -107,12 +108,29 @@ int main(int argc, char **argv) {
         free(edges);
         edges = NULL;
     }
+
+    /* The match as the CLI's outputs: a CSV row per fix into our own buffer (ask for the length, then the text), and
+     * GeoJSON written atomically to a file. */
+    size_t csv_length = 0;
+    rs_status st = rs_match_render(match, RS_OUTPUT_CSV, NULL, 0, &csv_length);
+    if (st != RS_E_BUFFER_TOO_SMALL) TRY(st);
+    csv = malloc(csv_length + 1);
+    if (!csv) goto done;
+    TRY(rs_match_render(match, RS_OUTPUT_CSV, csv, csv_length + 1, NULL));
+    const char *end = csv; /* after the header and the first row */
+    for (int line = 0; line < 2 && strchr(end, '\n'); line++) end = strchr(end, '\n') + 1;
+    printf("CSV output, %zu bytes, begins:\n%.*s", csv_length, (int)(end - csv), csv);
+    if (argc == 4) {
+        TRY(rs_match_write_file(match, RS_OUTPUT_GEOJSON, argv[3]));
+        printf("wrote %s\n", argv[3]);
+    }
     rc = 0;
 
 done:
     free(fixes);
     free(snapped);
     free(edges);
+    free(csv);
     rs_match_close(match);
     rs_matcher_destroy(matcher);
     rs_snapper_destroy(snapper); /* NULL handles just return RS_E_INVALID_HANDLE */
