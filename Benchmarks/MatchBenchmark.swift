@@ -12,7 +12,7 @@ import Glibc
 /// `noise=M` adds seeded Gaussian noise of M metres to every fix; `only=NNN` keeps the tracks whose name ends so;
 /// `verbose` prints per-track figures and `debug=NNN` the sub-matches and truth/match sequences of one track (with
 /// `fixes=A-B`, also the matched edge, distance and offset of fixes A...B);
-/// `sparse` adds 60 s and 120 s sampling; `quick` runs 5 instead of 30 timed iterations.
+/// `sparse` adds 60 s and 120 s sampling; `notimes` drops the fixes' times (after subsampling); `quick` runs 5 instead of 30 timed iterations.
 enum MatchBenchmark {
     static let root: String = {
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -77,6 +77,7 @@ enum MatchBenchmark {
             var line = ""
             for (k, m) in zip(data, matchers) {
                 var track = interval > 0 ? k.track.subsampled(every: interval) : k.track
+                if args.contains("notimes") { for i in track.fixes.indices { track.fixes[i].time = nil } }
                 if let noise = args.first(where: { $0.hasPrefix("noise=") }).flatMap({ Double($0.dropFirst(6)) }) {
                     track = noisy(track, sigma: noise)
                 }
