@@ -23,12 +23,35 @@ import RoadSnapCore
         #expect(mixed.text() == mixed.foundationText())
     }
 
+    @Test func directGeoJSONMatchesTheTreeWithUnmatchedFixesAndNoMatch() throws {
+        let network = try MapLoader.load(path: FixturePaths.sample("bellevue-issue147.osm.gz"))
+        let drive = try TrackReader.read(path: FixturePaths.sample("newson-krumm-bellevue.csv"))
+        // Fixes 5 km off the map (unmatched) in the middle, one without a time, and a track with no match at all.
+        var fixes = Array(drive.fixes.prefix(60))
+        for k in 20..<23 {
+            fixes[k].coordinate = GeoCoordinate(uncheckedLatitude: fixes[k].coordinate.latitude + 0.05,
+                                                longitude: fixes[k].coordinate.longitude)
+        }
+        fixes[40].time = nil
+        let track = Track(name: "edited", fixes: fixes)
+        let result = try MapMatcher(network: network).match(track)
+        #expect(result.fixes.contains { $0 == nil })
+        let reference = MatchOutput.geojsonDocument(result, track: track, network: network).foundationText()
+        #expect(MatchOutput.geojson(result, track: track, network: network) == reference)
+        let far = Track(name: "far", fixes: Array(fixes[20..<23]))
+        let none = try MapMatcher(network: network).match(far)
+        #expect(none.subMatches.isEmpty)
+        #expect(MatchOutput.geojson(none, track: far, network: network)
+            == MatchOutput.geojsonDocument(none, track: far, network: network).foundationText())
+    }
+
     @Test func matchOutputsMatchFoundation() throws {
         let network = try MapLoader.load(path: FixturePaths.sample("bellevue-issue147.osm.gz"))
         let track = try TrackReader.read(path: FixturePaths.sample("newson-krumm-bellevue.csv"))
         let result = try MapMatcher(network: network).match(track)
         let geojson = MatchOutput.geojsonDocument(result, track: track, network: network)
         #expect(geojson.text() == geojson.foundationText())
+        #expect(MatchOutput.geojson(result, track: track, network: network) == geojson.foundationText())
         let osrm = MatchOutput.osrmDocument(result, track: track, network: network)
         #expect(osrm.text() == osrm.foundationText())
         #expect(geojson.text().count > 100_000)

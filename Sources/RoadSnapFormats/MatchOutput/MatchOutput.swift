@@ -54,25 +54,67 @@ public enum MatchOutput {
 
     /// One LineString per sub-match (`edge_ids`, `length_m`, `duration_s`, `confidence`, `first_fix`, `last_fix`),
     /// then one Point per input fix (`fix_index`, `time`, `matched`, `edge_id`, `distance_m`, `offset_m`).
+    /// The sub-match features go through the JSON tree; the per-fix Points, the bulk of the file, are written
+    /// directly with their keys in sorted order: the same bytes as `geojsonDocument(...).text()` (tested).
     public static func geojson(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
-        geojsonDocument(result, track: track, network: network).text()
+        var out: [UInt8] = []
+        out.reserveCapacity(256 * (track.fixes.count + 4))
+        out.append(contentsOf: #"{"features":["#.utf8)
+        for (k, sub) in result.subMatches.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            subMatchFeature(k, sub, result: result, network: network).write(into: &out)
+        }
+        for (i, fix) in track.fixes.enumerated() {
+            if i > 0 || !result.subMatches.isEmpty { out.append(UInt8(ascii: ",")) }
+            let m = i < result.fixes.count ? result.fixes[i] : nil
+            func number(_ v: Double) { JSONValue.writeNumber(v, into: &out) }
+            func key(_ k: String) { out.append(contentsOf: k.utf8) }  // k holds its quotes, colon and comma
+            let point = m?.coordinate ?? fix.coordinate
+            key(#"{"geometry":{"coordinates":["#)
+            number(point.longitude); key(","); number(point.latitude)
+            key(#"],"type":"Point"},"properties":{"distance_m":"#)
+            if let m { number(r3(m.distance)) } else { key("null") }
+            key(#","edge_id":"#)
+            if let m { id(network.edges[m.edge].sourceID).write(into: &out) } else { key("null") }
+            key(#","fix_index":"#); out.append(contentsOf: String(i).utf8)
+            if let m { key(#","forward":"#); key(m.forward ? "true" : "false") }
+            key(#","matched":"#); key(m != nil ? "true" : "false")
+            key(#","offset_m":"#)
+            if let m { number(r3(m.offset)) } else { key("null") }
+            if let m {
+                key(#","raw_position":["#)
+                number(fix.coordinate.longitude); key(","); number(fix.coordinate.latitude)
+                key(#"],"sub_match":"#); out.append(contentsOf: String(m.subMatch).utf8)
+            }
+            key(#","time":"#)
+            if let t = fix.time { JSONValue.writeString(isoTime(t), into: &out) } else { key("null") }
+            key(#"},"type":"Feature"}"#)
+        }
+        out.append(contentsOf: "],\"type\":\"FeatureCollection\"}\n".utf8)
+        return String(decoding: out, as: UTF8.self)
     }
 
+    /// One sub-match's LineString feature.
+    static func subMatchFeature(_ k: Int, _ sub: SubMatch, result: MatchResult, network: RoadNetwork) -> JSONValue {
+        let props: JSONValue = [
+            "sub_match": .number(k),
+            "edge_ids": .array(result.edgeSourceIDs(of: sub, in: network).map(id)),
+            "length_m": .number(r3(sub.length)),
+            "duration_s": sub.duration.map { .number(r3($0)) } ?? .null,
+            "confidence": .number(r3(sub.confidence)),
+            "first_fix": .number(sub.firstFix),
+            "last_fix": .number(sub.lastFix),
+            "matched_fixes": .number(sub.matchedFixCount),
+        ]
+        return ["type": "Feature", "properties": props, "geometry": line(sub.geometry)]
+    }
+
+    /// The GeoJSON output as a JSON tree: the reference `geojson` is tested against.
     static func geojsonDocument(_ result: MatchResult, track: Track, network: RoadNetwork) -> JSONValue {
         var features: [JSONValue] = []
         features.reserveCapacity(result.subMatches.count + track.fixes.count)
         for (k, sub) in result.subMatches.enumerated() {
-            let props: JSONValue = [
-                "sub_match": .number(k),
-                "edge_ids": .array(result.edgeSourceIDs(of: sub, in: network).map(id)),
-                "length_m": .number(r3(sub.length)),
-                "duration_s": sub.duration.map { .number(r3($0)) } ?? .null,
-                "confidence": .number(r3(sub.confidence)),
-                "first_fix": .number(sub.firstFix),
-                "last_fix": .number(sub.lastFix),
-                "matched_fixes": .number(sub.matchedFixCount),
-            ]
-            features.append(["type": "Feature", "properties": props, "geometry": line(sub.geometry)])
+            features.append(subMatchFeature(k, sub, result: result, network: network))
         }
         for (i, fix) in track.fixes.enumerated() {
             let m = i < result.fixes.count ? result.fixes[i] : nil
