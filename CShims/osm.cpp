@@ -80,7 +80,9 @@ int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
                     const auto &way = static_cast<const osmium::Way &>(item);
                     const char *highway = way.tags()["highway"];
                     const char *route = way.tags()["route"];
-                    if (!highway && !(route && std::strcmp(route, "ferry") == 0)) continue;
+                    if (!highway && !(route && (std::strcmp(route, "ferry") == 0 ||
+                                                std::strcmp(route, "shuttle_train") == 0)))
+                        continue;
                     if (way.nodes().size() < 2) continue;
                     o.way_ids.push_back(way.id());
                     o.ref_starts.push_back(way_node_ids.size());

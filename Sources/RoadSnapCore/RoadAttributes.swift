@@ -104,25 +104,30 @@ public struct RoadAttributes: Hashable, Sendable {
     public var access: RoadAccess
     /// Ferry crossing time in seconds from the `duration` tag, when tagged.
     public var ferryDuration: Double?
+    /// A car-carrying train (`route=shuttle_train`), a kind of ferry.
+    public var isTrain: Bool
     /// Destination signposting (`destination`, `destination:ref`).
     public var destination: String?
 
     public init(roadClass: RoadClass, name: String? = nil, ref: String? = nil, maxspeedForward: Double? = nil,
                 maxspeedBackward: Double? = nil, lanes: Int? = nil, turnLanesForward: String? = nil,
                 turnLanesBackward: String? = nil, isRoundabout: Bool = false, isToll: Bool = false,
-                access: RoadAccess = .yes, ferryDuration: Double? = nil, destination: String? = nil)
+                access: RoadAccess = .yes, ferryDuration: Double? = nil, destination: String? = nil,
+                isTrain: Bool = false)
     {
         self.roadClass = roadClass; self.name = name; self.ref = ref; self.maxspeedForward = maxspeedForward
         self.maxspeedBackward = maxspeedBackward; self.lanes = lanes; self.turnLanesForward = turnLanesForward
         self.turnLanesBackward = turnLanesBackward; self.isRoundabout = isRoundabout; self.isToll = isToll
         self.access = access; self.ferryDuration = ferryDuration; self.destination = destination
+        self.isTrain = isTrain
     }
 
     public var isFerry: Bool { roadClass == .ferry }
 
-    /// Speed used for travel time in the given direction: the tagged limit, else the class default, km/h.
+    /// Speed used for travel time in the given direction: the tagged limit, else the class default (a car train:
+    /// 10 km/h, as OSRM), km/h.
     public func speedKmh(forward: Bool) -> Double {
-        (forward ? maxspeedForward : maxspeedBackward) ?? maxspeedForward ?? roadClass.defaultSpeedKmh
+        (forward ? maxspeedForward : maxspeedBackward) ?? maxspeedForward ?? (isTrain ? 10 : roadClass.defaultSpeedKmh)
     }
 }
 
@@ -214,7 +219,7 @@ public enum OSMTags {
         let roadClass: RoadClass
         if let hw = tags["highway"], let c = RoadClass(highway: hw) {
             roadClass = c
-        } else if tags["route"] == "ferry" {
+        } else if tags["route"] == "ferry" || tags["route"] == "shuttle_train" {
             roadClass = .ferry
         } else {
             return nil
@@ -243,7 +248,8 @@ public enum OSMTags {
             isRoundabout: tags["junction"] == "roundabout" || tags["junction"] == "circular",
             isToll: tags["toll"] == "yes" || tags["toll"] == "true", access: access,
             ferryDuration: roadClass == .ferry ? tags["duration"].flatMap(durationSeconds) : nil,
-            destination: tags["destination"] ?? tags["destination:ref"])
+            destination: tags["destination"] ?? tags["destination:ref"],
+            isTrain: tags["highway"] == nil && tags["route"] == "shuttle_train")
         return (attrs, direction)
     }
 }

@@ -135,6 +135,42 @@ import Testing
     }
 }
 
+@Suite struct CarTrainTests {
+    @Test func shuttleTrainTagsMakeATrainFerry() throws {
+        let train = try #require(OSMTags.attributes(["route": "shuttle_train", "motorcar": "yes", "duration": "00:35"]))
+        #expect(train.0.roadClass == .ferry && train.0.isTrain && train.0.ferryDuration == 2100)
+        #expect(OSMTags.attributes(["route": "shuttle_train", "motorcar": "no"]) == nil)
+        let boat = try #require(OSMTags.attributes(["route": "ferry"]))
+        #expect(boat.0.isFerry && !boat.0.isTrain)
+        #expect(OSMTags.attributes(["highway": "primary", "route": "shuttle_train"])?.0.isTrain == false)
+    }
+
+    /// A hand-drawn OSM file: a road, a car train and a road, read through libosmium.
+    @Test func shuttleTrainWaysAreRead() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("shuttle.osm")
+        try Data("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <osm version="0.6" generator="hand">
+          <node id="1" lat="51.090" lon="1.150" version="1"/>
+          <node id="2" lat="51.095" lon="1.160" version="1"/>
+          <node id="3" lat="50.930" lon="1.810" version="1"/>
+          <node id="4" lat="50.925" lon="1.820" version="1"/>
+          <way id="10" version="1"><nd ref="1"/><nd ref="2"/><tag k="highway" v="primary"/></way>
+          <way id="11" version="1"><nd ref="2"/><nd ref="3"/><tag k="route" v="shuttle_train"/>
+            <tag k="motorcar" v="yes"/><tag k="duration" v="00:35"/><tag k="name" v="Le Shuttle"/></way>
+          <way id="12" version="1"><nd ref="3"/><nd ref="4"/><tag k="highway" v="primary"/></way>
+        </osm>
+        """.utf8).write(to: file)
+        let network = try RoadNetwork.load(osmPath: file.path)
+        let trains = network.edges.filter { $0.attributes.isTrain }
+        #expect(network.edges.count == 3)
+        #expect(trains.count == 1 && trains.first?.sourceID == .osmWay(11))
+        #expect(trains.first?.attributes.ferryDuration == 2100)
+    }
+}
+
 @Suite struct OSMFormatTests {
     /// The same extract as `.osm.gz`, plain `.osm`, `.osm.bz2` and `.osm.pbf` (converted by osmium-tool) loads to
     /// the same network.

@@ -20,10 +20,10 @@ struct Sketch {
 
     mutating func road(_ points: [(Double, Double)], _ cls: RoadClass = .residential, name: String? = nil,
                        ref: String? = nil, oneway: Bool = false, roundabout: Bool = false, toll: Bool = false,
-                       turnLanes: String? = nil)
+                       turnLanes: String? = nil, train: Bool = false)
     {
         let attrs = RoadAttributes(roadClass: cls, name: name, ref: ref, turnLanesForward: turnLanes,
-                                   isRoundabout: roundabout, isToll: toll)
+                                   isRoundabout: roundabout, isToll: toll, isTrain: train)
         ways.append(RoadWay(sourceID: .number(Int64(ways.count + 1)),
                             coordinates: points.map { Self.at($0.0, $0.1, origin: origin) },
                             nodeKeys: points.map(Self.key), direction: oneway ? .forward : .both, attributes: attrs))
@@ -234,6 +234,18 @@ func inner(_ s: [RouteStep]) -> [Maneuver] { s.dropFirst().dropLast().map(\.mane
         let st = try steps(try s.router(), wp(500, 0), wp(3500, 0))
         #expect(inner(st) == [.ferryBoat, .nameChange])
         #expect(st[1].instruction == "Take the ferry Island Ferry")
+    }
+
+    @Test func carTrainThenFerry() throws {
+        var s = Sketch()
+        s.road([(0, 0), (1000, 0)], name: "Terminal Road")
+        s.road([(1000, 0), (3000, 0)], .ferry, name: "Tunnel Shuttle", train: true)
+        s.road([(3000, 0), (5000, 0)], .ferry, name: "Island Ferry")
+        s.road([(5000, 0), (6000, 0)], name: "Island Road")
+        let st = try steps(try s.router(), wp(500, 0), wp(5500, 0))
+        #expect(inner(st) == [.ferryTrain, .ferryBoat, .nameChange])
+        #expect(st[1].instruction == "Take the train Tunnel Shuttle")
+        #expect(st[2].instruction == "Take the ferry Island Ferry")
     }
 
     @Test func destinationSide() throws {

@@ -209,7 +209,9 @@ struct StepBuilder {
         if a >> 1 == b >> 1 {
             return Pending(segment: i, maneuver: .turn(.uTurn, side: side), turn: .uTurn, lanes: lanes)
         }
-        if rb.isFerry && !ra.isFerry { return Pending(segment: i, maneuver: .ferryBoat, turn: nil) }
+        if rb.isFerry && (!ra.isFerry || ra.isTrain != rb.isTrain) {
+            return Pending(segment: i, maneuver: rb.isTrain ? .ferryTrain : .ferryBoat, turn: nil)
+        }
         // Other ways to go at this junction, with their angles.
         var others: [Double] = []
         var aheadClasses: [RoadClass] = []
