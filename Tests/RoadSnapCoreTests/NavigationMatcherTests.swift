@@ -29,6 +29,22 @@ import Testing
         return Double(same) / Double(max(1, compared))
     }
 
+    @Test func roadDrawnOncePerDirectionCountsAsOneCandidate() throws {
+        // One road as two one-way edges; with a single candidate road allowed, a drive against the first-drawn
+        // edge still lands on its twin.
+        let map = NodeMap("a 1 b 2 c 3 d", grid: 20)
+        let network = try map.network([("abcd", true), ("dcba", true)])
+        var options = OnlineMatcher.Options()
+        options.maxCandidates = 1
+        let online = try OnlineMatcher(network: network, options: options)
+        var ids: [String] = []
+        for (i, name) in ["3", "2", "1"].enumerated() {
+            let fix = Fix(coordinate: map.positions[Character(name)]!, time: Double(4 * i))
+            if let m = online.update(fix).match { ids.append(network.edges[m.edge].sourceID.description) }
+        }
+        #expect(ids == ["dcba", "dcba", "dcba"])
+    }
+
     @Test func onlineMatchesAgreeWithTheBatchMatcher() throws {
         let lag0 = try Self.agreement(lag: 0)
         let lag5 = try Self.agreement(lag: 5)

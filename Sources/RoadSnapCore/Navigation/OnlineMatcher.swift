@@ -16,7 +16,8 @@ public final class OnlineMatcher {
         public var sigma = 5.0
         /// Transition scale, metres.
         public var beta = 6.0
-        /// Edges considered per fix.
+        /// Nearest roads considered per fix (a one-way edge and its reverse twin, one road drawn per direction,
+        /// count once).
         public var maxCandidates = 6
         /// Spread of heading error (degrees) when the fix's course is used.
         public var headingSigma = 45.0
@@ -86,13 +87,34 @@ public final class OnlineMatcher {
     private var nodeStamp: [UInt32]
     private var generation: UInt32 = 0
     private var heap: [(Double, Int32)] = []
+    /// For a one-way edge, the edge running the same road the other way (networks that draw each direction as its
+    /// own edge), else -1: such a pair counts as one candidate road.
+    private let reverseTwin: [Int32]
 
     public init(network: RoadNetwork, options: Options = Options()) throws(RoadSnapError) {
         self.network = network
         self.options = options
-        snapper = try Snapper(network: network, maxCandidates: max(options.maxCandidates, 16))
+        snapper = try Snapper(network: network, maxCandidates: max(2 * options.maxCandidates, 16))
         nodeDistance = [Double](repeating: 0, count: network.nodes.count)
         nodeStamp = [UInt32](repeating: 0, count: network.nodes.count)
+        let g = network.graph
+        var twin = [Int32](repeating: -1, count: network.edges.count)
+        for e in network.edges.indices {
+            let fwd = RoadGraph.arc(edge: e, forward: true), back = RoadGraph.arc(edge: e, forward: false)
+            let arc = g.arcTail[fwd] >= 0 ? fwd : back
+            guard g.arcTail[arc] >= 0, g.arcTail[arc ^ 1] < 0 else { continue }
+            let head = Int(g.arcHead[arc]), tail = g.arcTail[arc], length = g.arcLength[arc]
+            for k in Int(g.outStart[head])..<Int(g.outStart[head + 1]) {
+                let c = Int(g.outArcs[k])
+                if RoadGraph.edge(ofArc: c) != e, g.arcHead[c] == tail, g.arcTail[c ^ 1] < 0,
+                   abs(g.arcLength[c] - length) <= 0.01 * length + 0.5
+                {
+                    twin[e] = Int32(RoadGraph.edge(ofArc: c))
+                    break
+                }
+            }
+        }
+        reverseTwin = twin
     }
 
     /// Forgets the history: the next fix starts a new match.
@@ -112,9 +134,18 @@ public final class OnlineMatcher {
         swap(&found, &candidates)
         defer { swap(&found, &candidates) }
         found.removeAll(keepingCapacity: true)
+        // The nearest `maxCandidates` roads: an edge whose reverse twin is already in counts as the same road.
         let limit = options.maxCandidates
+        var roads = 0
+        let twin = reverseTwin
         snapper.query.forEachCandidate(near: p, radius: options.radius) { c in
-            if found.count < limit { found.append(c) }
+            let t = twin[c.edge]
+            if t >= 0, found.contains(where: { $0.edge == Int(t) }) {
+                found.append(c)
+            } else if roads < limit {
+                found.append(c)
+                roads += 1
+            }
         }
         if found.isEmpty {
             return (nil, true, flush())
