@@ -24,4 +24,12 @@ public enum RSMath {
     @inlinable public static func pow(_ x: Double, _ y: Double) -> Double { Glibc.pow(x, y) }
     @inlinable public static func floor(_ x: Double) -> Double { Glibc.floor(x) }
     @inlinable public static func hypot(_ x: Double, _ y: Double) -> Double { Glibc.hypot(x, y) }
+
+    /// The median of `values` (sorted in place; the mean of the two middle ones for an even count), nil when empty.
+    public static func median(_ values: inout [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        values.sort()
+        let m = values.count / 2
+        return values.count % 2 == 1 ? values[m] : 0.5 * (values[m - 1] + values[m])
+    }
 }

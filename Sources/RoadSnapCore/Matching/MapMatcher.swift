@@ -129,9 +129,7 @@ public final class MapMatcher {
             }
             i += stride
         }
-        guard !d.isEmpty else { return nil }
-        d.sort()
-        let median = d.count % 2 == 1 ? d[d.count / 2] : 0.5 * (d[d.count / 2 - 1] + d[d.count / 2])
+        guard let median = RSMath.median(&d) else { return nil }
         return max(1.0, 1.4826 * median)
     }
 
@@ -155,9 +153,7 @@ public final class MapMatcher {
             if dt > 0 { d.append(dt) }
             i += stride
         }
-        guard !d.isEmpty else { return nil }
-        d.sort()
-        return d[d.count / 2]
+        return RSMath.median(&d)
     }
 
     /// Standard deviation of the white (fix-to-fix independent) part of the GPS error, from the second differences
@@ -181,9 +177,8 @@ public final class MapMatcher {
             }
             i += stride
         }
-        guard d.count >= 32 else { return 0 }  // too few to tell noise from a turn or an outlier
-        d.sort()
-        return 1.4826 * d[d.count / 2] / 6.0.squareRoot()
+        guard d.count >= 32, let median = RSMath.median(&d) else { return 0 }  // few: a turn or an outlier
+        return 1.4826 * median / 6.0.squareRoot()
     }
 
     /// Matches one track. Fixes without a road within the radius, and isolated unreachable fixes, come back nil;
