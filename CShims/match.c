@@ -115,10 +115,11 @@ static void rsc_graph_free(rsc_match_graph *g) {
 
 rsc_match_graph *rsc_match_graph_create(size_t node_count, size_t arc_count, const int32_t *out_start,
                                         const int32_t *out_arcs, const int32_t *arc_tail, const int32_t *arc_head,
-                                        const double *arc_length, size_t restriction_count,
+                                        const double *arc_length, const int32_t *reverse_arc,
+                                        size_t restriction_count,
                                         const int32_t *restriction_from_edge, const int32_t *restriction_via,
                                         const int32_t *restriction_to_edge, const int8_t *restriction_mandatory) {
-    if (!out_start || !arc_tail || !arc_head || !arc_length || arc_count % 2 != 0 || arc_count > INT32_MAX / 2 ||
+    if (!out_start || !arc_tail || !arc_head || !arc_length || !reverse_arc || arc_count % 2 != 0 || arc_count > INT32_MAX / 2 ||
         node_count > INT32_MAX - 1)
         return NULL;
     size_t out_n = (size_t)out_start[node_count];
@@ -155,17 +156,9 @@ rsc_match_graph *rsc_match_graph_create(size_t node_count, size_t arc_count, con
     g->twin = malloc((arc_count ? arc_count : 1) * sizeof(int32_t));
     if (!g->twin) { rsc_graph_free(g); return NULL; }
     for (size_t a = 0; a < arc_count; a++) {
-        g->twin[a] = -1;
-        if (arc_tail[a] < 0) continue;
-        if (arc_tail[a ^ 1] >= 0) { g->twin[a] = (int32_t)(a ^ 1); continue; }
-        int32_t h = arc_head[a];
-        for (int32_t k = out_start[h]; k < out_start[h + 1]; k++) {
-            int32_t c = out_arcs[k];
-            if (c != (int32_t)a && arc_head[c] == arc_tail[a] && fabs(arc_length[c] - arc_length[a]) <= 0.01 * arc_length[a] + 0.5) {
-                g->twin[a] = c;
-                break;
-            }
-        }
+        int32_t r = reverse_arc[a];
+        if (r < -1 || (r >= 0 && ((size_t)r >= arc_count || arc_tail[r] < 0))) { rsc_graph_free(g); return NULL; }
+        g->twin[a] = arc_tail[a] < 0 ? -1 : r;
     }
     if (restriction_count > 0) {
         size_t ec = g->edge_count;

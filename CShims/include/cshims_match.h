@@ -21,12 +21,14 @@ struct rsc_query;
 typedef struct rsc_match_graph rsc_match_graph;
 
 /* Copies the graph: `arc_count` = 2 * edges; arc_tail/arc_head are -1 for arcs the edge does not allow;
- * out_start has node_count + 1 entries indexing out_arcs. Turn restrictions (restriction_count entries) are given
- * per edge: from edge, via node, to edge, and mandatory (1 = only_*, 0 = no_*).
+ * out_start has node_count + 1 entries indexing out_arcs; reverse_arc gives each arc's reverse (the same road the
+ * other way: a ^ 1, or a separate one-way edge's arc; -1 when none). Turn restrictions (restriction_count entries)
+ * are given per edge: from edge, via node, to edge, and mandatory (1 = only_*, 0 = no_*).
  * Returns an owned graph or NULL on bad input or out of memory. */
 rsc_match_graph *rsc_match_graph_create(size_t node_count, size_t arc_count, const int32_t *out_start,
                                         const int32_t *out_arcs, const int32_t *arc_tail, const int32_t *arc_head,
-                                        const double *arc_length, size_t restriction_count,
+                                        const double *arc_length, const int32_t *reverse_arc,
+                                        size_t restriction_count,
                                         const int32_t *restriction_from_edge, const int32_t *restriction_via,
                                         const int32_t *restriction_to_edge, const int8_t *restriction_mandatory);
 /* Frees a graph; NULL is a no-op. Every matcher using it must be destroyed first. */

@@ -90,16 +90,19 @@ public final class MatchGraph: @unchecked Sendable {
     /// Arc arrays as `RoadGraph` holds them (arc 2e = edge e forward, 2e+1 backward; tail/head -1 when not allowed);
     /// turn restrictions per edge: from edge, via node, to edge, and whether it is an `only_*` restriction.
     public init(nodeCount: Int, outStart: [Int32], outArcs: [Int32], arcTail: [Int32], arcHead: [Int32],
-                arcLength: [Double], restrictions: [(fromEdge: Int32, via: Int32, toEdge: Int32, mandatory: Bool)])
+                arcLength: [Double], reverseArc: [Int32],
+                restrictions: [(fromEdge: Int32, via: Int32, toEdge: Int32, mandatory: Bool)])
         throws(RoadSnapError)
     {
-        guard outStart.count == nodeCount + 1, arcTail.count == arcHead.count, arcTail.count == arcLength.count else {
+        guard outStart.count == nodeCount + 1, arcTail.count == arcHead.count, arcTail.count == arcLength.count,
+              reverseArc.count == arcTail.count
+        else {
             throw .invalidArgument("match graph arrays differ in length")
         }
         let from = restrictions.map(\.fromEdge), via = restrictions.map(\.via), to = restrictions.map(\.toEdge)
         let mandatory = restrictions.map { Int8($0.mandatory ? 1 : 0) }
         guard let h = rsc_match_graph_create(nodeCount, arcTail.count, outStart, outArcs, arcTail, arcHead, arcLength,
-                                             restrictions.count, from, via, to, mandatory)
+                                             reverseArc, restrictions.count, from, via, to, mandatory)
         else { throw .internalError("could not build the matching graph (inconsistent arcs or out of memory)") }
         handle = h
         arcCount = arcTail.count

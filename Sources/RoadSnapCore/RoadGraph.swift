@@ -13,6 +13,9 @@ public final class RoadGraph: Sendable {
     public let arcHead: [Int32]
     /// Length in metres of every arc.
     public let arcLength: [Double]
+    /// The arc running the same road the other way: `a ^ 1` when the edge allows both directions, else a one-way
+    /// edge from `a`'s head back to its tail of about the same length (a road drawn once per direction), else -1.
+    public let reverseArc: [Int32]
     /// Whether any turn restriction starts on edge `e`.
     public let restrictedFrom: [Bool]
     private let prohibited: Set<TurnKey>
@@ -59,6 +62,19 @@ public final class RoadGraph: Sendable {
         }
         self.outStart = outStart; self.outArcs = outArcs; self.inStart = inStart; self.inArcs = inArcs
         arcTail = tail; arcHead = head; arcLength = length
+        var reverse = [Int32](repeating: -1, count: edges.count * 2)
+        for a in 0..<(edges.count * 2) where tail[a] >= 0 {
+            if tail[a ^ 1] >= 0 { reverse[a] = Int32(a ^ 1); continue }
+            let h = Int(head[a])
+            for k in Int(outStart[h])..<Int(outStart[h + 1]) {
+                let c = Int(outArcs[k])
+                if c != a, head[c] == tail[a], abs(length[c] - length[a]) <= 0.01 * length[a] + 0.5 {
+                    reverse[a] = Int32(c)
+                    break
+                }
+            }
+        }
+        reverseArc = reverse
         var restrictedFrom = [Bool](repeating: false, count: edges.count)
         var prohibited = Set<TurnKey>()
         var mandatory: [TurnKey: [Int]] = [:]

@@ -7,7 +7,7 @@ extension MatchGraph {
              mandatory: $0.kind == .mandatory)
         }
         try self.init(nodeCount: g.nodeCount, outStart: g.outStart, outArcs: g.outArcs, arcTail: g.arcTail,
-                      arcHead: g.arcHead, arcLength: g.arcLength, restrictions: restrictions)
+                      arcHead: g.arcHead, arcLength: g.arcLength, reverseArc: g.reverseArc, restrictions: restrictions)
     }
 }
 

@@ -100,19 +100,10 @@ public final class OnlineMatcher {
         let g = network.graph
         var twin = [Int32](repeating: -1, count: network.edges.count)
         for e in network.edges.indices {
-            let fwd = RoadGraph.arc(edge: e, forward: true), back = RoadGraph.arc(edge: e, forward: false)
-            let arc = g.arcTail[fwd] >= 0 ? fwd : back
-            guard g.arcTail[arc] >= 0, g.arcTail[arc ^ 1] < 0 else { continue }
-            let head = Int(g.arcHead[arc]), tail = g.arcTail[arc], length = g.arcLength[arc]
-            for k in Int(g.outStart[head])..<Int(g.outStart[head + 1]) {
-                let c = Int(g.outArcs[k])
-                if RoadGraph.edge(ofArc: c) != e, g.arcHead[c] == tail, g.arcTail[c ^ 1] < 0,
-                   abs(g.arcLength[c] - length) <= 0.01 * length + 0.5
-                {
-                    twin[e] = Int32(RoadGraph.edge(ofArc: c))
-                    break
-                }
-            }
+            let forward = RoadGraph.arc(edge: e, forward: true)
+            let arc = g.arcTail[forward] >= 0 ? forward : forward + 1
+            let reverse = Int(g.reverseArc[arc])
+            if reverse >= 0, RoadGraph.edge(ofArc: reverse) != e { twin[e] = Int32(RoadGraph.edge(ofArc: reverse)) }
         }
         reverseTwin = twin
     }
