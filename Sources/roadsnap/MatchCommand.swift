@@ -136,8 +136,12 @@ enum MatchCommand {
 
     static func format1(_ v: Double) -> String { format(v, 1) }
 
-    /// File names a track file may have in a directory (others, and hidden files, are skipped there).
-    static let trackExtensions: Set<String> = ["gpx", "nmea", "nma", "csv", "tsv", "geojson", "json", "txt", "log"]
+    /// Whether a file found in a directory argument is a track: an extension naming a track format, or a `.txt` /
+    /// `.log` file whose content tells.
+    static func isTrackFile(_ name: String) -> Bool {
+        if TrackFormat.fromExtension(name) != nil { return true }
+        return name.lowercased().hasSuffix(".txt") || name.lowercased().hasSuffix(".log")
+    }
 
     /// The tracks to match: each argument as given (`-` is standard input), a directory as every track file under
     /// it in sorted order, then the paths listed one per line in `list` (blank lines and `#` comments skipped).
@@ -160,12 +164,14 @@ enum MatchCommand {
                     if walker.fileAttributes?[.type] as? FileAttributeType == .typeDirectory { walker.skipDescendants() }
                     continue
                 }
-                guard walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular,
-                      let dot = name.lastIndex(of: "."), trackExtensions.contains(name[name.index(after: dot)...].lowercased())
-                else { continue }
+                guard walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular, isTrackFile(name) else {
+                    continue
+                }
                 found.append(a.hasSuffix("/") ? a + relative : a + "/" + relative)
             }
-            if found.isEmpty { throw RoadSnapError.invalidArgument("\(a): no track files (.gpx, .nmea, .csv, .geojson, .json, .txt) in the directory") }
+            if found.isEmpty {
+                throw RoadSnapError.invalidArgument("\(a): no track files (.gpx, .nmea, .csv, .geojson, .json, .txt) in it")
+            }
             paths += found.sorted()
         }
         if let list {

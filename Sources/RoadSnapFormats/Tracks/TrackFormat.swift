@@ -8,7 +8,8 @@ public enum TrackFormat: String, Sendable, CaseIterable {
         return sniff(content)
     }
 
-    static func fromExtension(_ path: String) -> TrackFormat? {
+    /// The format a file name's extension names, nil for others (`.txt`, `.log`: their content tells).
+    public static func fromExtension(_ path: String) -> TrackFormat? {
         let file = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return nil }
         switch file[file.index(after: dot)...].lowercased() {
