@@ -8,25 +8,9 @@ import Testing
     }
 
     /// Runs `roadsnap match` with `stdin` on standard input; returns exit status, standard output and error.
-    static func match(_ args: [String], stdin: Data? = nil, in dir: URL) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["match", "--map", TestData.bellevueMap] + args
-        let errFile = dir.appendingPathComponent("stderr-\(UUID().uuidString).txt")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        let errHandle = try FileHandle(forWritingTo: errFile)
-        let out = Pipe(), input = Pipe()
-        p.standardOutput = out
-        p.standardError = errHandle
-        p.standardInput = input
-        try p.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        try errHandle.close()
-        let err = try String(contentsOf: errFile, encoding: .utf8)
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self), err)
+    static func match(_ args: [String], stdin: Data? = nil) throws -> (status: Int32, out: String, err: String) {
+        let r = try TestData.execute(binary, ["match", "--map", TestData.bellevueMap] + args, stdin: stdin)
+        return (r.status, String(decoding: r.out, as: UTF8.self), r.err)
     }
 
     /// A folder of tracks: two pieces of the sample drive (one in a subfolder), issue-147's GPX, a truncated GPX,
@@ -57,7 +41,7 @@ import Testing
         let (root, tracks) = try Self.trackFolder()
         defer { try? FileManager.default.removeItem(at: root) }
         let out = root.appendingPathComponent("out")
-        let r = try Self.match(["--out", out.path, "--jobs", "2", tracks.path], in: root)
+        let r = try Self.match(["--out", out.path, "--jobs", "2", tracks.path])
         #expect(r.status == 1)
         let errors = r.err.split(separator: "\n").filter { $0.hasPrefix("roadsnap match:") }
         #expect(errors.count == 1)
@@ -77,8 +61,8 @@ import Testing
         let (root, tracks) = try Self.trackFolder()
         defer { try? FileManager.default.removeItem(at: root) }
         let files = ["a.csv", "b.gpx", "sub/c.csv"].map { tracks.appendingPathComponent($0).path }
-        let one = try Self.match(["--format", "csv", "--jobs", "1"] + files, in: root)
-        let two = try Self.match(["--format", "csv", "--jobs", "2"] + files, in: root)
+        let one = try Self.match(["--format", "csv", "--jobs", "1"] + files)
+        let two = try Self.match(["--format", "csv", "--jobs", "2"] + files)
         #expect(one.status == 0 && two.status == 0)
         #expect(one.out == two.out)
         let blocks = one.out.components(separatedBy: "fix_index,").dropFirst().map { $0.split(separator: "\n").count - 1 }
@@ -90,14 +74,14 @@ import Testing
         let (root, tracks) = try Self.trackFolder()
         defer { try? FileManager.default.removeItem(at: root) }
         let a = tracks.appendingPathComponent("a.csv")
-        let byPath = try Self.match(["--format", "csv", a.path], in: root)
-        let byStdin = try Self.match(["--format", "csv", "-"], stdin: try Data(contentsOf: a), in: root)
+        let byPath = try Self.match(["--format", "csv", a.path])
+        let byStdin = try Self.match(["--format", "csv", "-"], stdin: try Data(contentsOf: a))
         #expect(byPath.status == 0 && byStdin.status == 0)
         #expect(!byPath.out.isEmpty && byPath.out == byStdin.out)
         let list = root.appendingPathComponent("list.txt")
         try "# tracks\n\(a.path)\n\n\(tracks.appendingPathComponent("sub/c.csv").path)\n"
             .write(to: list, atomically: true, encoding: .utf8)
-        let listed = try Self.match(["--format", "csv", "--list", list.path], in: root)
+        let listed = try Self.match(["--format", "csv", "--list", list.path])
         #expect(listed.status == 0)
         #expect(listed.out.hasPrefix(byPath.out))
         #expect(listed.err.contains("tracks: 2 done, 0 failed"), "\(listed.err)")

@@ -10,22 +10,13 @@ import Testing
 
     /// Runs the command; returns exit status, the events (one JSON object per line) and standard error.
     static func navigate(_ args: [String]) throws -> (status: Int32, events: [[String: Any]], stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["navigate"] + args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        let r = try TestData.execute(binary, ["navigate"] + args)
         var events: [[String: Any]] = []
-        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        for line in String(decoding: r.out, as: UTF8.self).split(separator: "\n") {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             events.append(try #require(object, "not a JSON object: \(line)"))
         }
-        return (p.terminationStatus, events, String(decoding: errData, as: UTF8.self))
+        return (r.status, events, r.err)
     }
 
     static func names(_ events: [[String: Any]]) -> [String] { events.compactMap { $0["event"] as? String } }

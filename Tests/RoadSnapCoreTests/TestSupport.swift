@@ -26,21 +26,38 @@ enum TestData {
         return dir
     }
 
-    /// Runs a program and returns its standard output; throws when it fails to start or exits non-zero.
-    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+    /// Runs a program with `stdin` on its standard input; returns its exit status, standard output and error
+    /// (standard error goes through a file, so a chatty program cannot block on a full pipe).
+    static func execute(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws
+        -> (status: Int32, out: Data, err: String)
+    {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
-        let out = Pipe()
+        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errFile) }
+        let errHandle = try FileHandle(forWritingTo: errFile)
+        let out = Pipe(), input = Pipe()
         p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
+        p.standardError = errHandle
+        p.standardInput = input
         try p.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw RoadSnapError.internalError("\(executable) \(arguments.joined(separator: " ")) exited \(p.terminationStatus)")
+        try errHandle.close()
+        return (p.terminationStatus, data, try String(contentsOf: errFile, encoding: .utf8))
+    }
+
+    /// Runs a program and returns its standard output; throws when it fails to start or exits non-zero.
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let r = try execute(executable, arguments)
+        guard r.status == 0 else {
+            throw RoadSnapError.internalError("\(executable) \(arguments.joined(separator: " ")) exited \(r.status)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: r.out, as: UTF8.self)
     }
 
     /// The network of the Bellevue sample, loaded once.
