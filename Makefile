@@ -48,27 +48,27 @@ CAPI_TEST_DIR := $(CURDIR)/.build/capi-test
 CAPI_CFLAGS := -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -O1 -g
 VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --suppressions=Tests/c/valgrind.supp
 
+CAPI_LIB_DIR = $(CURDIR)/.build/capi-lib/$(CAPI_CONFIG)
+
+# libroadsnap.so.ABI (Swift runtime linked in statically, only rs_ exported) and libroadsnap.a (one prelinked
+# object, only rs_ global), both linked by scripts/capi-link.sh from the static product's objects.
 capi-lib: deps
-	$(SWIFT) build -c $(CAPI_CONFIG) --product RoadSnapC
 	$(SWIFT) build -c $(CAPI_CONFIG) --product RoadSnapCStatic
+	SWIFT=$(SWIFT) scripts/capi-link.sh $(CAPI_CONFIG) $(CAPI_LIB_DIR) $(capi_abi)
 
 # Installs the header, libroadsnap.so.ABI (+ libroadsnap.so link), libroadsnap.a, roadsnap.pc, roadsnap-static.pc.
-# Debug info is stripped (it is DWARF 5, which Debian 12's valgrind cannot read); symbols stay.
+# Debug info is stripped (it is DWARF 5, which Debian 12's valgrind cannot read); symbols stay. No path of the build
+# machine goes into the libraries or the .pc files (only PREFIX).
 install: capi-lib
-	@set -e; bin=$$($(SWIFT) build -c $(CAPI_CONFIG) --show-bin-path); \
-	so=libroadsnap.so.$(capi_abi); lib="$(DESTDIR)$(PREFIX)/lib"; \
-	swiftlib=$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")/../lib/swift/linux; swiftlib=$$(cd "$$swiftlib" && pwd); \
+	@set -e; so=libroadsnap.so.$(capi_abi); lib="$(DESTDIR)$(PREFIX)/lib"; \
 	install -d "$(DESTDIR)$(PREFIX)/include" "$$lib/pkgconfig"; \
 	install -m 644 $(CAPI_HEADER) "$(DESTDIR)$(PREFIX)/include/roadsnap.h"; \
-	strip --strip-debug -o "$$lib/$$so.tmp" "$$bin/libRoadSnapC.so"; \
-	patchelf --set-soname "$$so" "$$lib/$$so.tmp"; mv -f "$$lib/$$so.tmp" "$$lib/$$so"; \
+	strip --strip-debug -o "$$lib/$$so.tmp" "$(CAPI_LIB_DIR)/$$so"; mv -f "$$lib/$$so.tmp" "$$lib/$$so"; \
 	ln -sf "$$so" "$$lib/libroadsnap.so"; \
-	strip --strip-debug -o "$$lib/libroadsnap.a.tmp" "$$bin/libRoadSnapCStatic.a"; mv -f "$$lib/libroadsnap.a.tmp" "$$lib/libroadsnap.a"; \
-	libs=$$(readelf -d "$$bin/libRoadSnapC.so" | sed -n 's/.*Shared library: \[lib\([^.]*\)\.so.*/-l\1/p' \
-	  | grep -vxE -- '-l(c|m|gcc_s|ld-linux-x86-64|ld-linux-aarch64|pthread|dl)' | paste -sd' '); \
+	strip --strip-debug -o "$$lib/libroadsnap.a.tmp" "$(CAPI_LIB_DIR)/libroadsnap.a"; mv -f "$$lib/libroadsnap.a.tmp" "$$lib/libroadsnap.a"; \
 	for pc in roadsnap roadsnap-static; do \
-	  sed -e "s|@PREFIX@|$(PREFIX)|" -e "s|@VERSION@|$(capi_version)|" -e "s|@SWIFT_LIBDIR@|$$swiftlib|" \
-	      -e "s|@SWIFT_ARCH@|$$(uname -m)|" -e "s|@STATIC_LIBS@|$$libs|" pkgconfig/$$pc.pc.in > "$$lib/pkgconfig/$$pc.pc"; \
+	  sed -e "s|@PREFIX@|$(PREFIX)|" -e "s|@VERSION@|$(capi_version)|" \
+	      -e "s|@STATIC_LIBS@|$$(cat $(CAPI_LIB_DIR)/static-libs.txt)|" pkgconfig/$$pc.pc.in > "$$lib/pkgconfig/$$pc.pc"; \
 	done; \
 	echo "installed roadsnap $(capi_version) (ABI $(capi_abi)) into $(DESTDIR)$(PREFIX)"
 
@@ -80,11 +80,12 @@ capi-test: deps
 	PKG_CONFIG_PATH=$(CAPI_TEST_DIR)/prefix/lib/pkgconfig Tests/c/check-symbols.sh $(CAPI_TEST_DIR)/prefix $(CC)
 	@set -e; export PKG_CONFIG_PATH=$(CAPI_TEST_DIR)/prefix/lib/pkgconfig; \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_api.c -o $(CAPI_TEST_DIR)/test_api $$(pkg-config --cflags --libs roadsnap) -lpthread -lm; \
-	$(CC) $(CAPI_CFLAGS) Tests/c/test_api.c -o $(CAPI_TEST_DIR)/test_api_static $$(pkg-config --cflags --libs roadsnap-static); \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_api.c -o $(CAPI_TEST_DIR)/test_api_static $$(pkg-config --static --cflags --libs roadsnap-static); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/leak_canary.c -o $(CAPI_TEST_DIR)/leak_canary $$(pkg-config --cflags --libs roadsnap); \
 	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
 	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR)
-	$(CAPI_TEST_DIR)/test_api_static $(CURDIR)
+	Tests/c/check-self-contained.sh $(CAPI_TEST_DIR)/prefix $(CAPI_TEST_DIR)/test_api_static $(CURDIR) \
+	  -- $(CAPI_TEST_DIR)/test_api $(CURDIR)
 	$(VALGRIND) $(CAPI_TEST_DIR)/snap_and_match $(SAMPLE_MAP) $(SAMPLE_TRACK) $(CAPI_TEST_DIR)/sample.matched.geojson
 	@head -c 14 $(CAPI_TEST_DIR)/sample.matched.geojson | grep -q '^{"features":\[' || { echo "snap_and_match wrote no GeoJSON"; exit 1; }
 	$(CAPI_TEST_DIR)/navigate $(SAMPLE_MAP) 47.5819,-122.1123 47.5779,-122.1712

@@ -6,9 +6,8 @@ let package = Package(
     products: [
         .executable(name: "roadsnap", targets: ["roadsnap"]),
         .library(name: "RoadSnap", targets: ["RoadSnapCore", "RoadSnapFormats"]),
-        // The C API (include/roadsnap.h), shared and static; `make install` installs them as libroadsnap.so/.a
-        // (the name `roadsnap` is the CLI's product).
-        .library(name: "RoadSnapC", type: .dynamic, targets: ["RoadSnapCAPI"]),
+        // The C API (include/roadsnap.h): `make install` links libroadsnap.so/.a from this product's objects with the
+        // Swift runtime inside (scripts/capi-link.sh; the name `roadsnap` is the CLI's product).
         .library(name: "RoadSnapCStatic", type: .static, targets: ["RoadSnapCAPI"]),
     ],
     targets: [
