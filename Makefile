@@ -81,11 +81,16 @@ capi-test: deps
 	@set -e; export PKG_CONFIG_PATH=$(CAPI_TEST_DIR)/prefix/lib/pkgconfig; \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_api.c -o $(CAPI_TEST_DIR)/test_api $$(pkg-config --cflags --libs roadsnap) -lpthread -lm; \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_api.c -o $(CAPI_TEST_DIR)/test_api_static $$(pkg-config --static --cflags --libs roadsnap-static); \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_host.c -o $(CAPI_TEST_DIR)/test_host $$(pkg-config --cflags --libs roadsnap); \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_host.c -o $(CAPI_TEST_DIR)/test_host_static $$(pkg-config --static --cflags --libs roadsnap-static); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/leak_canary.c -o $(CAPI_TEST_DIR)/leak_canary $$(pkg-config --cflags --libs roadsnap); \
 	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
 	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR)
 	Tests/c/check-self-contained.sh $(CAPI_TEST_DIR)/prefix $(CAPI_TEST_DIR)/test_api_static $(CURDIR) \
 	  -- $(CAPI_TEST_DIR)/test_api $(CURDIR)
+	@# Signals, log handler, threads and version macros, through the shared library (under valgrind) and the archive.
+	env -u SWIFT_BACKTRACE $(VALGRIND) $(CAPI_TEST_DIR)/test_host $(CURDIR)
+	env -u SWIFT_BACKTRACE $(CAPI_TEST_DIR)/test_host_static $(CURDIR)
 	$(VALGRIND) $(CAPI_TEST_DIR)/snap_and_match $(SAMPLE_MAP) $(SAMPLE_TRACK) $(CAPI_TEST_DIR)/sample.matched.geojson
 	@head -c 14 $(CAPI_TEST_DIR)/sample.matched.geojson | grep -q '^{"features":\[' || { echo "snap_and_match wrote no GeoJSON"; exit 1; }
 	$(CAPI_TEST_DIR)/navigate $(SAMPLE_MAP) 47.5819,-122.1123 47.5779,-122.1712
@@ -108,3 +113,4 @@ capi-bench: deps
 	  c=$$(awk -v w=$$w '$$1 == "CAPI_C_FIXES_PER_SEC" && $$2 == w { print $$3 }' $$d/c.txt); \
 	  awk -v w=$$w -v s=$$s -v c=$$c 'BEGIN { printf "%s: C program batch %d fixes/s, Swift Snapper.snap %d fixes/s: ratio %.2fx\n", w, c, s, c / s }'; \
 	done
+

@@ -1,5 +1,6 @@
 /* Local metric frame and geodesics through PROJ. See cshims.h for the contract of each function. */
 #include "cshims.h"
+#include "cshims_log_internal.h"
 
 #include <geodesic.h>
 #include <math.h>
@@ -35,7 +36,7 @@ rsc_frame *rsc_frame_create(double lat0, double lon0, char *err, size_t errlen) 
         rsc_set_err(err, errlen, "proj_context_create failed");
         return NULL;
     }
-    proj_log_level(frame->ctx, PJ_LOG_NONE);
+    rsc_log_attach_proj(frame->ctx);
     /* A pipeline needs no proj.db: degrees in (lon, lat order), metres out. */
     char def[256];
     snprintf(def, sizeof def,
@@ -64,7 +65,7 @@ rsc_frame *rsc_frame_clone(const rsc_frame *frame) {
         free(copy);
         return NULL;
     }
-    proj_log_level(copy->ctx, PJ_LOG_NONE);
+    rsc_log_attach_proj(copy->ctx);
     copy->pj = proj_clone(copy->ctx, frame->pj);
     if (!copy->pj) {
         proj_context_destroy(copy->ctx);

@@ -1,6 +1,7 @@
 /* Segment index over GEOS's STRtree, with a per-cell cache of STRtree query results, and the per-fix snapping
  * loop. See cshims.h for the contract of each function. */
 #include "cshims.h"
+#include "cshims_log_internal.h"
 
 #include <geos_c.h>
 #include <math.h>
@@ -45,8 +46,6 @@ struct rsc_query {
     rsc_candidate *scratch;
     int scratch_cap;
 };
-
-static void rsc_geos_silent(const char *fmt, ...) { (void)fmt; }
 
 static void rsc_index_free_arrays(rsc_index *ix) {
     free(ix->seg); free(ix->len); free(ix->offset); free(ix->bearing); free(ix->edge); free(ix->orig);
@@ -198,8 +197,7 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
     free(keys); free(start); free(rank_of);
     ix->ctx = GEOS_init_r();
     if (!ix->ctx) { rsc_index_free_arrays(ix); free(ix); rsc_err(err, errlen, "GEOS_init_r failed"); return NULL; }
-    GEOSContext_setErrorHandler_r(ix->ctx, rsc_geos_silent);
-    GEOSContext_setNoticeHandler_r(ix->ctx, rsc_geos_silent);
+    rsc_log_attach_geos(ix->ctx);
     ix->tree = GEOSSTRtree_create_r(ix->ctx, 10);
     if (!ix->tree) { rsc_index_destroy(ix); rsc_err(err, errlen, "GEOSSTRtree_create_r failed"); return NULL; }
     for (size_t i = 0; i < n; i++) {
@@ -272,8 +270,7 @@ rsc_query *rsc_query_create(const rsc_index *index) {
     q->index = index;
     q->ctx = GEOS_init_r();
     if (!q->ctx) { free(q); return NULL; }
-    GEOSContext_setErrorHandler_r(q->ctx, rsc_geos_silent);
-    GEOSContext_setNoticeHandler_r(q->ctx, rsc_geos_silent);
+    rsc_log_attach_geos(q->ctx);
     q->scratch_cap = 256;
     q->scratch = malloc((size_t)q->scratch_cap * sizeof(rsc_candidate));
     if (!q->scratch) { GEOS_finish_r(q->ctx); free(q); return NULL; }

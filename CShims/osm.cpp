@@ -5,6 +5,7 @@
 #include <osmium/osm/node.hpp>
 #include <osmium/osm/relation.hpp>
 #include <osmium/osm/way.hpp>
+#include <osmium/thread/pool.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -35,6 +36,12 @@ bool kept_key(const char *key) {
 
 void set_err(char *err, size_t errlen, const std::string &msg) {
     if (err && errlen) std::snprintf(err, errlen, "%s", msg.c_str());
+}
+
+// A libosmium failure: to the log hook (as libosmium's own message) and into the caller's error text.
+void osmium_failed(char *err, size_t errlen, const std::string &what, const std::string &msg) {
+    rsc_log(RSC_LOG_ERROR, "libosmium", what.c_str());
+    set_err(err, errlen, msg);
 }
 
 }  // namespace
@@ -70,10 +77,13 @@ int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
     }
     std::fclose(probe);
     osmium::io::File file{path};
+    // A pool of our own instead of libosmium's process-wide default one, whose threads would live until exit:
+    // these end when this function returns.
+    osmium::thread::Pool pool{};
     std::vector<int64_t> way_node_ids;  // per kept way's refs, as OSM ids
     // Pass 1: ways and relations.
     {
-        osmium::io::Reader reader{file, osmium::osm_entity_bits::way | osmium::osm_entity_bits::relation};
+        osmium::io::Reader reader{file, osmium::osm_entity_bits::way | osmium::osm_entity_bits::relation, pool};
         while (osmium::memory::Buffer buffer = reader.read()) {
             for (const auto &item : buffer) {
                 if (item.type() == osmium::item_type::way) {
@@ -125,7 +135,7 @@ int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
     std::vector<std::size_t> exits(needed.size(), SIZE_MAX);
     // Pass 2: locations of the needed nodes.
     if (!needed.empty()) {
-        osmium::io::Reader reader{file, osmium::osm_entity_bits::node};
+        osmium::io::Reader reader{file, osmium::osm_entity_bits::node, pool};
         while (osmium::memory::Buffer buffer = reader.read()) {
             for (const auto &node : buffer.select<osmium::Node>()) {
                 auto it = std::lower_bound(needed.begin(), needed.end(), node.id());
@@ -189,11 +199,11 @@ extern "C" int rsc_osm_read(const char *path, rsc_osm **out, char *err, size_t e
         return RSC_ENOMEM;
     } catch (const std::exception &e) {
         delete o;
-        set_err(err, errlen, std::string("not a readable OSM file: ") + e.what());
+        osmium_failed(err, errlen, e.what(), std::string("not a readable OSM file: ") + e.what());
         return RSC_EFORMAT;
     } catch (...) {
         delete o;
-        set_err(err, errlen, "not a readable OSM file: unknown error");
+        osmium_failed(err, errlen, "unknown error", "not a readable OSM file: unknown error");
         return RSC_EFORMAT;
     }
 }

@@ -29,10 +29,18 @@ extern "C" {
 /* ABI version of this header: bumped on any incompatible change to a declaration or struct layout below.
  * Compare with rs_abi_version() at run time to detect a mismatched library. */
 #define ROADSNAP_ABI_VERSION 1
-/* Library version this header ships with. */
+/* Library version this header ships with (rs_version() gives the library's at run time). */
 #define ROADSNAP_VERSION_MAJOR 0
 #define ROADSNAP_VERSION_MINOR 1
 #define ROADSNAP_VERSION_PATCH 0
+/* The version as one comparable number, MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0 is 100), and as text. */
+#define ROADSNAP_VERSION_NUMBER \
+    (ROADSNAP_VERSION_MAJOR * 10000 + ROADSNAP_VERSION_MINOR * 100 + ROADSNAP_VERSION_PATCH)
+#define ROADSNAP_VERSION_STRING "0.1.0"
+/* True when this header is version maj.min.patch or later, for code that uses a newer call when it exists:
+ *     #if ROADSNAP_VERSION_AT_LEAST(0, 2, 0) ... #endif                                                           */
+#define ROADSNAP_VERSION_AT_LEAST(maj, min, patch) \
+    (ROADSNAP_VERSION_NUMBER >= ((maj) * 10000 + (min) * 100 + (patch)))
 
 /* ---------------------------------------------------------------------------------------------------------------
  * Status codes and errors
@@ -73,6 +81,39 @@ int32_t rs_abi_version(void);
 /* Number of handles of every kind currently open in this process (for leak checks in tests: a handle never
  * closed keeps its object alive without looking like a leak to memory checkers). [thread-safe] */
 int64_t rs_open_handle_count(void);
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Living in a host process
+ * - Signals: the library installs no signal handler and changes no signal disposition, on loading or in any call.
+ *   The Swift runtime inside it has a crash backtracer that stays off unless the environment asks for it and
+ *   names the backtracer program (SWIFT_BACKTRACE=enable=yes,swift-backtrace=PATH, read once when the library is
+ *   loaded); then it handles SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP and SIGQUIT. A host that may run
+ *   with such an environment and owns those signals sets SWIFT_BACKTRACE=enable=no (or unsets it) before loading
+ *   the library, or installs its own handlers after loading it.
+ * - Threads: the library starts threads only while it needs them: map reading (ended when rs_map_open returns), a
+ *   navigator's routing worker and its system-clock timer thread (ended by rs_navigator_destroy). No thread of the
+ *   library outlives the last handle closed.
+ * - Messages: PROJ, GEOS and libosmium write nothing to stderr; their messages go to rs_set_log_handler's
+ *   function, or nowhere.
+ * --------------------------------------------------------------------------------------------------------------- */
+/* Message levels, most severe first. */
+typedef enum rs_log_level { RS_LOG_ERROR = 1, RS_LOG_WARNING = 2, RS_LOG_INFO = 3, RS_LOG_DEBUG = 4 } rs_log_level;
+
+/* Receives one message of a library under RoadSnap: `level` an rs_log_level, `source` "PROJ", "GEOS" or
+ * "libosmium", `message` the text without a trailing newline. Both strings are valid during the call only. Called on
+ * the thread whose rs_ call produced the message; it must not call back into rs_ functions that open or create. */
+typedef void (*rs_log_fn)(void *user_data, int32_t level, const char *source, const char *message);
+
+/* Sends PROJ, GEOS and libosmium messages to fn(user_data, ...) instead of dropping them; fn NULL drops them again
+ * (the default). Messages at the level set with rs_set_log_level or more severe are delivered (RS_LOG_WARNING
+ * unless set). Failures are still reported by each call's rs_status and rs_last_error_message(); the log adds the
+ * libraries' own words. Never fails. [thread-safe] */
+rs_status rs_set_log_handler(rs_log_fn fn, void *user_data);
+
+/* Most detailed level delivered to the log handler (RS_LOG_ERROR ... RS_LOG_DEBUG; RS_LOG_DEBUG includes PROJ's
+ * debug messages, such as which resource files it opens). Applies to maps, snappers and matchers made after the
+ * call. Errors: RS_E_INVALID_ARGUMENT for a value outside RS_LOG_ERROR ... RS_LOG_DEBUG. [thread-safe] */
+rs_status rs_set_log_level(int32_t max_level);
 
 /* ---------------------------------------------------------------------------------------------------------------
  * Shared value types

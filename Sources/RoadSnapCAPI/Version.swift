@@ -1,4 +1,6 @@
 import RoadSnapCHeader
+import RoadSnapCore
+import Synchronization
 
 @implementation @c
 public func rs_version() -> UnsafePointer<CChar>? { cString("0.1.0") }  // = ROADSNAP_VERSION_* (checked by Tests/c)
@@ -33,3 +35,40 @@ public func rs_status_name(_ status: rs_status) -> UnsafePointer<CChar>? {
 
 @implementation @c
 public func rs_open_handle_count() -> Int64 { Int64(HandleTable.shared.liveCount) }
+
+/// The host's log handler and level (`rs_set_log_handler`, `rs_set_log_level`), kept together so that setting one
+/// keeps the other.
+private struct LogSettings: @unchecked Sendable {
+    var handler: rs_log_fn?
+    var userData: UnsafeMutableRawPointer?
+    var level = NativeLog.Level.warning
+}
+
+private let logSettings = Mutex(LogSettings())
+
+private func applyLogSettings(_ change: (inout LogSettings) -> Void) {
+    logSettings.withLock { s in
+        change(&s)
+        NativeLog.setHandler(s.handler, userData: s.userData, maxLevel: s.level)
+    }
+}
+
+@implementation @c
+public func rs_set_log_handler(_ fn: rs_log_fn?, _ userData: UnsafeMutableRawPointer?) -> rs_status {
+    apiCall { () throws(APIFailure) in
+        applyLogSettings { s in
+            s.handler = fn
+            s.userData = userData
+        }
+    }
+}
+
+@implementation @c
+public func rs_set_log_level(_ maxLevel: Int32) -> rs_status {
+    apiCall { () throws(APIFailure) in
+        guard let level = NativeLog.Level(rawValue: maxLevel) else {
+            throw APIFailure(RS_E_INVALID_ARGUMENT, "log level \(maxLevel) is not one of RS_LOG_ERROR (1) ... RS_LOG_DEBUG (4)")
+        }
+        applyLogSettings { $0.level = level }
+    }
+}

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -77,9 +76,10 @@ public final class VirtualClock: NavigationClock {
     }
 }
 
-/// Wall-clock time; timers fire on a private serial queue.
+/// Wall-clock time; timers fire one at a time on a thread of the clock's own, which starts with the first timer
+/// and ends when the clock is released.
 public final class SystemClock: NavigationClock {
-    private let queue = DispatchQueue(label: "roadsnap.navigation.clock")
+    private let timers = TimerThread()
 
     public init() {}
 
@@ -90,13 +90,8 @@ public final class SystemClock: NavigationClock {
     }
 
     public func schedule(every interval: Double, _ action: @escaping @Sendable () -> Void) -> ClockTimer {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        let step = max(interval, 1e-3)
-        timer.schedule(deadline: .now() + step, repeating: step)
-        timer.setEventHandler(handler: action)
-        timer.resume()
-        let box = UncheckedBox(timer)
-        return ClockTimer { box.value.cancel() }
+        let id = timers.add(every: max(interval, 1e-3), action)
+        return ClockTimer(cancel: timers.canceller(id))
     }
 }
 

@@ -52,7 +52,8 @@ final class NavigationEngine: @unchecked Sendable {
     let clock: NavigationClock
     let listenerQueue: DispatchQueue?
     private let lock = Mutex(())
-    let routingQueue = DispatchQueue(label: "roadsnap.navigation.routing")
+    /// Routes off the caller's thread; its thread ends with the engine (not Dispatch's pool, which outlives it).
+    let routingQueue = SerialWorker()
 
     weak var navigatorFacade: Navigator?
     weak var providerFacade: RoadSnappedLocationProvider?

@@ -1,0 +1,73 @@
+/* The one log hook (cshims_log.h) and the PROJ and GEOS message handlers that feed it. */
+#include "cshims_log.h"
+#include "cshims_log_internal.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static pthread_mutex_t hook_lock = PTHREAD_MUTEX_INITIALIZER;
+static rsc_log_fn hook_fn = NULL;
+static void *hook_user = NULL;
+static int32_t hook_level = 0;
+
+void rsc_set_log_hook(rsc_log_fn fn, void *user_data, int32_t max_level) {
+    pthread_mutex_lock(&hook_lock);
+    hook_fn = fn;
+    hook_user = fn ? user_data : NULL;
+    hook_level = fn ? max_level : 0;
+    pthread_mutex_unlock(&hook_lock);
+}
+
+int32_t rsc_log_max_level(void) {
+    pthread_mutex_lock(&hook_lock);
+    int32_t level = hook_level;
+    pthread_mutex_unlock(&hook_lock);
+    return level;
+}
+
+void rsc_log(int32_t level, const char *source, const char *message) {
+    pthread_mutex_lock(&hook_lock);
+    rsc_log_fn fn = hook_fn;
+    void *user = hook_user;
+    int32_t max = hook_level;
+    pthread_mutex_unlock(&hook_lock);
+    if (!fn || level > max || !message) return;
+    /* Without the trailing newline some libraries add. */
+    char text[1024];
+    size_t n = strlen(message);
+    if (n >= sizeof text) n = sizeof text - 1;
+    memcpy(text, message, n);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r')) n--;
+    text[n] = '\0';
+    fn(user, level, source ? source : "", text);
+}
+
+/* PROJ: PJ_LOG_ERROR 1, PJ_LOG_DEBUG 2, PJ_LOG_TRACE 3. */
+static void rsc_proj_log(void *user, int level, const char *message) {
+    (void)user;
+    rsc_log(level <= 1 ? RSC_LOG_ERROR : RSC_LOG_DEBUG, "PROJ", message);
+}
+
+void rsc_log_attach_proj(PJ_CONTEXT *ctx) {
+    int32_t max = rsc_log_max_level();
+    proj_log_func(ctx, NULL, rsc_proj_log);
+    /* PROJ's trace level is too chatty even for debugging RoadSnap; its debug level says which files it opens. */
+    proj_log_level(ctx, max >= RSC_LOG_DEBUG ? PJ_LOG_DEBUG : max >= RSC_LOG_ERROR ? PJ_LOG_ERROR : PJ_LOG_NONE);
+}
+
+static void rsc_geos_error(const char *message, void *user) {
+    (void)user;
+    rsc_log(RSC_LOG_ERROR, "GEOS", message);
+}
+
+static void rsc_geos_notice(const char *message, void *user) {
+    (void)user;
+    rsc_log(RSC_LOG_WARNING, "GEOS", message);
+}
+
+void rsc_log_attach_geos(GEOSContextHandle_t ctx) {
+    GEOSContext_setErrorMessageHandler_r(ctx, rsc_geos_error, NULL);
+    GEOSContext_setNoticeMessageHandler_r(ctx, rsc_geos_notice, NULL);
+}
