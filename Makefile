@@ -11,7 +11,7 @@ SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out
 
-.PHONY: deps build run test bench clean install capi-lib capi-test capi-bench
+.PHONY: deps build run test bench clean install capi-lib capi-test capi-bench cross-check
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -114,3 +114,23 @@ capi-bench: deps
 	  awk -v w=$$w -v s=$$s -v c=$$c 'BEGIN { printf "%s: C program batch %d fixes/s, Swift Snapper.snap %d fixes/s: ratio %.2fx\n", w, c, s, c / s }'; \
 	done
 
+# Cross-compilation check (not part of `make test`): CShims (C and C++) and include/roadsnap.h compiled for aarch64
+# with Debian's cross compilers, installed here if missing. Compile only: the libraries' headers are this machine's
+# (arch-independent; found after the cross sysroot's own with -idirafter), there is no aarch64 Swift SDK here.
+CROSS_APT_PACKAGES := gcc-aarch64-linux-gnu g++-aarch64-linux-gnu
+CROSS_DIR := $(CURDIR)/.build/cross-aarch64
+CROSS_FLAGS := -O2 -Wall -Wextra -DGEOS_USE_ONLY_R_API -ICShims/include -idirafter /usr/include
+cross-check: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(CROSS_APT_PACKAGES)"
+	@rm -rf $(CROSS_DIR) && mkdir -p $(CROSS_DIR)
+	@set -e; for f in CShims/*.c; do \
+	  aarch64-linux-gnu-gcc -std=gnu11 $(CROSS_FLAGS) -c $$f -o $(CROSS_DIR)/$$(basename $$f).o; done; \
+	for f in CShims/*.cpp; do \
+	  aarch64-linux-gnu-g++ -std=c++17 $(CROSS_FLAGS) -c $$f -o $(CROSS_DIR)/$$(basename $$f).o; done; \
+	aarch64-linux-gnu-gcc -std=c99 -pedantic -Wall -Wextra -Werror -Iinclude -c Tests/c/abi_layout.c -o $(CROSS_DIR)/abi_c.o; \
+	aarch64-linux-gnu-g++ -x c++ -std=c++11 -pedantic -Wall -Wextra -Werror -Iinclude -c Tests/c/abi_layout.c -o $(CROSS_DIR)/abi_cxx.o; \
+	$(CC) -std=c99 -pedantic -Wall -Wextra -Werror -Iinclude -c Tests/c/abi_layout.c -o $(CROSS_DIR)/abi_host.o; \
+	for o in $(CROSS_DIR)/*.o; do \
+	  [ "$$o" = $(CROSS_DIR)/abi_host.o ] && continue; \
+	  readelf -h $$o | grep -q 'Machine:.*AArch64' || { echo "cross-check: $$o is not AArch64"; exit 1; }; done; \
+	echo "cross-check: CShims ($$(ls CShims/*.c CShims/*.cpp | wc -l) files) and roadsnap.h (C99, C++11, struct layouts) compile for aarch64"
