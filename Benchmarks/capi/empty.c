@@ -1,0 +1,2 @@
+/* The baseline of the footprint script: a C program that does nothing. */
+int main(void) { return 0; }

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# What a device carries and pays to run a C program linked to libroadsnap, before (a base commit, built in a
+# temporary folder outside the repository) and after (this checkout), side by side in one run (issue 10):
+#  - bytes: the program's libraries (ldd, links followed to the files), split into libroadsnap itself, the Swift
+#    runtime and Foundation (and what only they pull in), GEOS, PROJ with what Debian's PROJ pulls in, the other
+#    libraries libroadsnap needs (zlib, bz2, expat, simdjson), and the C/C++ runtime;
+#  - start-up time (hyperfine) and peak RSS (rss_probe: wait4's ru_maxrss, median of runs) of a program printing
+#    rs_version() against an empty C program;
+#  - the dynamic symbols libroadsnap.so defines.
+# Release builds. Usage: Benchmarks/capi/footprint.sh [BASE_REV] (default 1c6c317). Needs hyperfine.
+set -euo pipefail
+base=${1:-1c6c317}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${FOOTPRINT_DIR:-/tmp/roadsnap-footprint}
+before_src="$work/before-$base/src"
+before_prefix="$work/before-$base/prefix"
+after_prefix="$root/.build/footprint/prefix"
+out="$root/.build/footprint"
+mkdir -p "$work" "$out"
+command -v hyperfine > /dev/null || { echo "footprint: hyperfine missing (apt-get install hyperfine)"; exit 1; }
+
+# ---- builds ------------------------------------------------------------------------------------------------------
+if [ ! -f "$before_prefix/lib/libroadsnap.so.1" ]; then
+    rm -rf "$before_src" && mkdir -p "$before_src"
+    git -C "$root" archive "$base" | tar -x -C "$before_src"
+    make -C "$before_src" install CAPI_CONFIG=release PREFIX="$before_prefix" > "$work/before-$base/build.log" 2>&1 \
+        || { echo "footprint: building $base failed, see $work/before-$base/build.log"; exit 1; }
+fi
+make -C "$root" --no-print-directory install CAPI_CONFIG=release PREFIX="$after_prefix" > "$out/build.log" 2>&1 \
+    || { echo "footprint: building this checkout failed, see $out/build.log"; exit 1; }
+
+cc -O2 "$root/Benchmarks/capi/rss_probe.c" -o "$out/rss_probe"
+cc -O2 "$root/Benchmarks/capi/empty.c" -o "$out/empty"
+for side in before after; do
+    prefix=$before_prefix; [ $side = after ] && prefix=$after_prefix
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -O2 "$root/Benchmarks/capi/version.c" -o "$out/version-$side" \
+        $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs roadsnap)
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -O2 "$root/Benchmarks/capi/version.c" -o "$out/version-$side-static" \
+        $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --cflags --libs roadsnap-static) 2> /dev/null
+done
+
+toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+proj_closure=$(ldd "$(ldconfig -p | awk '/libproj\.so\.[0-9]+ .*x86-64|libproj\.so\.[0-9]+ .*=>/ { print $NF; exit }')" \
+    | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | xargs -r -n1 readlink -f | sort -u)
+direct_other='^lib(z|bz2|expat|simdjson)\.so'
+runtime='^(lib(c|m|stdc\+\+|gcc_s|pthread|dl|rt)\.so|ld-linux)'
+
+# Bytes of a program's libraries by group; prints "group bytes files" lines. $2: stripped copy of libroadsnap.
+footprint() {
+    local prog=$1 so_stripped=$2
+    ldd "$prog" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | while read -r lib; do
+        local real name group size
+        real=$(readlink -f "$lib"); name=$(basename "$lib")
+        size=$(stat -c %s "$real")
+        if [[ $name == libroadsnap* ]]; then group=roadsnap; size=$(stat -c %s "$so_stripped")
+        elif [[ $name =~ $runtime ]]; then group=runtime
+        elif [[ $real == "$toolchain"/* ]]; then group=swift
+        elif [[ $name == libgeos* ]]; then group=geos
+        elif [[ $name =~ $direct_other ]]; then group=other
+        elif grep -qxF "$real" <<< "$proj_closure"; then group=proj
+        else group=swiftdeps
+        fi
+        echo "$group $size $name"
+    done | awk '{ b[$1] += $2; n[$1]++; t += $2; l[$1] = l[$1] " " $3 }
+                END { for (g in b) printf "%s %d %d%s\n", g, b[g], n[g], l[g]; printf "total %d 0\n", t }'
+}
+
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+for side in before after; do
+    prefix=$before_prefix; [ $side = after ] && prefix=$after_prefix
+    so=$(readlink -f "$prefix/lib/libroadsnap.so")
+    strip --strip-all -o "$out/libroadsnap-$side.stripped.so" "$so"
+    footprint "$out/version-$side" "$out/libroadsnap-$side.stripped.so" > "$out/bytes-$side.txt"
+    echo "$(stat -c %s "$so") $(stat -c %s "$out/libroadsnap-$side.stripped.so")" > "$out/so-$side.txt"
+    ldd "$out/version-$side" | grep -c '=>' > "$out/libcount-$side.txt"
+    nm -D --defined-only "$so" > "$out/syms-$side.txt"
+    ldd "$out/version-$side-static" | grep -cE 'libswift|libFoundation|libdispatch' > "$out/static-swift-$side.txt" || true
+done
+
+# ---- start-up and RSS ----------------------------------------------------------------------------------------------
+hyperfine -N --warmup 20 --runs 300 --export-csv "$out/startup.csv" \
+    -n empty "$out/empty" -n before "$out/version-before" -n after "$out/version-after" \
+    -n after-static "$out/version-after-static" > "$out/hyperfine.txt" 2>&1
+ms() { awk -F, -v n="$1" -v col="$2" '$1 == n { printf "%.2f", $col * 1000 }' "$out/startup.csv"; }
+rss() { "$out/rss_probe" 51 "$1" | awk '{ printf "%.1f", $1 / 1024 }'; }
+rss_empty=$(rss "$out/empty")
+
+get() { awk -v g="$2" '$1 == g { print $2 }' "$out/bytes-$1.txt"; }
+{
+echo "## libroadsnap footprint: $base (before) and $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD || echo '+changes') (after)"
+echo
+echo "Bytes a device carries to run a C program linked to libroadsnap.so (ldd, links followed; libroadsnap stripped):"
+echo
+echo "| | before | after |"
+echo "|---|---:|---:|"
+echo "| libraries loaded | $(cat "$out/libcount-before.txt") | $(cat "$out/libcount-after.txt") |"
+for g in roadsnap swift swiftdeps geos proj other runtime total; do
+    case $g in
+        roadsnap) label="libroadsnap.so.1 (stripped)";;
+        swift) label="Swift runtime, Foundation (toolchain .so files)";;
+        swiftdeps) label="what only Foundation pulls in (libxml2, ICU, ...)";;
+        geos) label="GEOS (libgeos_c, libgeos)";;
+        proj) label="PROJ and what Debian's PROJ pulls in";;
+        other) label="zlib, bz2, expat, simdjson";;
+        runtime) label="C/C++ runtime (libc, libm, libstdc++, libgcc_s, ld.so)";;
+        total) label="**total**";;
+    esac
+    b=$(get before $g); a=$(get after $g)
+    echo "| $label | $( [ -n "$b" ] && mb "$b" || echo -) | $( [ -n "$a" ] && mb "$a" || echo -) |"
+done
+proj_lib=$(stat -c %s "$(readlink -f "$(ldconfig -p | awk '/libproj\.so\.[0-9]+ .*=>/ { print $NF; exit }')")")
+sqlite_lib=$(stat -c %s "$(readlink -f "$(ldconfig -p | awk '/libsqlite3\.so\.0 .*=>/ { print $NF; exit }')")")
+proj_all=$(get after proj)
+echo
+echo "Of PROJ's $(mb "$proj_all"): libproj itself $(mb "$proj_lib"), SQLite $(mb "$sqlite_lib"), and"\
+     "$(mb $((proj_all - proj_lib - sqlite_lib))) of network, TLS, TIFF and image libraries (curl, GnuTLS, nettle,"\
+     "Kerberos, LDAP, libtiff, libjpeg, libwebp, ...) that only PROJ's grid download and GeoTIFF grid support need."
+echo
+echo "libroadsnap.so.1 on disk: before $(mb "$(cut -d' ' -f1 "$out/so-before.txt")") installed, $(mb "$(cut -d' ' -f2 "$out/so-before.txt")") stripped;"\
+     "after $(mb "$(cut -d' ' -f1 "$out/so-after.txt")") installed, $(mb "$(cut -d' ' -f2 "$out/so-after.txt")") stripped."
+echo
+echo "Start-up of a program printing rs_version() (hyperfine, 300 runs after 20 warm-up; mean and median) and"\
+     "its peak RSS (median of 51 runs), against an empty C program:"
+echo
+echo "| program | mean ms | median ms | over empty (median) | peak RSS MB | over empty |"
+echo "|---|---:|---:|---:|---:|---:|"
+em=$(ms empty 4)
+for n in empty before after after-static; do
+    case $n in empty) p="$out/empty";; before) p="$out/version-before";; after) p="$out/version-after";;
+               after-static) p="$out/version-after-static";; esac
+    r=$( [ $n = empty ] && echo "$rss_empty" || rss "$p")
+    label=$n; case $n in before) label="rs_version, before (.so)";; after) label="rs_version, after (.so)";;
+                         after-static) label="rs_version, after (static archive)";; empty) label="empty C program";; esac
+    echo "| $label | $(ms $n 2) | $(ms $n 4) | $(awk -v a="$(ms $n 4)" -v e="$em" 'BEGIN { printf "%+.2f", a - e }') |"\
+         "$r | $(awk -v a="$r" -v e="$rss_empty" 'BEGIN { printf "%+.1f", a - e }') |"
+done
+echo
+echo "Dynamic symbols libroadsnap.so defines (nm -D --defined-only):"
+echo
+echo "| | before | after |"
+echo "|---|---:|---:|"
+for s in before after; do
+    f="$out/syms-$s.txt"
+    eval "${s}_all=$(wc -l < "$f") ${s}_rs=$(awk '$3 ~ /^rs_/' "$f" | wc -l)"
+    eval "${s}_rsc=$(awk '$3 ~ /^rsc_/' "$f" | wc -l) ${s}_swift=$(awk '$3 ~ /^\$s/' "$f" | wc -l)"
+    eval "${s}_cxx=$(awk '$3 ~ /^_Z/' "$f" | wc -l)"
+done
+echo "| all | $before_all | $after_all |"
+echo "| rs_ | $before_rs | $after_rs |"
+echo "| rsc_ | $before_rsc | $after_rsc |"
+echo "| Swift-mangled (\$s...) | $before_swift | $after_swift |"
+echo "| C++ (_Z...) | $before_cxx | $after_cxx |"
+echo
+echo "A program linked with roadsnap-static needs libswift*/Foundation .so files at run time: before $(cat "$out/static-swift-before.txt"), after $(cat "$out/static-swift-after.txt")."
+echo
+echo "Libraries by group (after): $(cut -d' ' -f1,4- "$out/bytes-after.txt" | grep -v '^total' | tr '\n' ';')"
+} | tee "$out/report.md"
