@@ -268,6 +268,14 @@ void locate(rsc_json *out, const uint8_t *bytes, size_t len, error_code code, si
     }
     if (offset == SIZE_MAX && s.nul != SIZE_MAX) offset = s.nul;
     if (offset == SIZE_MAX) offset = ondemand_fault(bytes, len, max_depth);
+    // Nesting too deep before the fault found (simdjson may call an unclosed deep document malformed first): the
+    // depth is what to report.
+    if (s.too_deep != SIZE_MAX && (offset == SIZE_MAX || s.too_deep <= offset) && code != DEPTH_ERROR) {
+        char m[96];
+        std::snprintf(m, sizeof m, "arrays and objects nested deeper than %zu levels", max_depth);
+        out->error = m;
+        offset = s.too_deep;
+    }
     if (offset == SIZE_MAX || offset > len) return;
     uint64_t line = 1, column = 1;
     for (size_t i = 0; i < offset; i++) {
