@@ -5,6 +5,8 @@ PREFIX ?= /usr/local
 # Debian packages the build and the tests need.
 APT_PACKAGES := libgeos-dev libproj-dev libosmium2-dev libprotozero-dev zlib1g-dev libbz2-dev libexpat1-dev \
 	osmium-tool pkg-config gpsd gpsd-clients
+# JSON parsing (simdjson; XML goes through libexpat above), issue 10.
+APT_PACKAGES += libsimdjson-dev
 # The C API's install and tests (issue 6).
 APT_PACKAGES += valgrind patchelf binutils
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz

@@ -11,7 +11,7 @@ let package = Package(
         .library(name: "RoadSnapCStatic", type: .static, targets: ["RoadSnapCAPI"]),
     ],
     targets: [
-        // C/C++ shim over GEOS, PROJ and libosmium. Every exported symbol is prefixed `rsc_`.
+        // C/C++ shim over GEOS, PROJ, libosmium, libexpat (XML) and simdjson (JSON). Every exported symbol is prefixed `rsc_`.
         .target(
             name: "CShims",
             path: "CShims",
@@ -19,7 +19,7 @@ let package = Package(
             cxxSettings: [.define("GEOS_USE_ONLY_R_API")],
             linkerSettings: [
                 .linkedLibrary("geos_c"), .linkedLibrary("proj"),
-                .linkedLibrary("z"), .linkedLibrary("bz2"), .linkedLibrary("expat"),
+                .linkedLibrary("z"), .linkedLibrary("bz2"), .linkedLibrary("expat"), .linkedLibrary("simdjson"),
                 .linkedLibrary("pthread"), .linkedLibrary("stdc++"),
             ]
         ),
@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "RoadSnapBridge", dependencies: ["CShims"]),
         // Pure Swift domain: road network, index, routing, matching, navigation. No Foundation.
         .target(name: "RoadSnapCore", dependencies: ["RoadSnapBridge"]),
-        // File formats (tracks in, results out, GeoJSON networks); Foundation's JSON and XML live here.
+        // File formats (tracks in, results out, GeoJSON networks) over POSIX files and the CShims parsers. No Foundation.
         .target(name: "RoadSnapFormats", dependencies: ["RoadSnapCore"]),
         // The public C header alone (include/roadsnap.h), so Swift checks each `@implementation @c` against it.
         .target(name: "RoadSnapCHeader", path: "include", publicHeadersPath: "."),

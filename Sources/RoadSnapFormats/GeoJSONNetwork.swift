@@ -1,59 +1,74 @@
-import Foundation
 import RoadSnapCore
 
-/// Reads a road network from a GeoJSON FeatureCollection of LineString / MultiLineString features.
+/// Reads a road network from a GeoJSON FeatureCollection of LineString / MultiLineString features (parsed by
+/// simdjson; malformed JSON is an error naming the line, column and byte of the fault).
 /// The feature `id` (or `properties.id`) becomes the edges' source id; `oneway`, `name`, `maxspeed`, `highway`,
 /// `ref`, `lanes`, `junction`, `toll` properties are used when present.
 public enum GeoJSONNetworkReader {
     public static func read(path: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius)
         throws(RoadSnapError) -> RoadNetwork
     {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .unreadableFile(path: path, reason: (error as NSError).localizedDescription)
-        }
-        return try read(data: data, name: path, indexCacheRadius: indexCacheRadius)
+        try read(bytes: FileIO.read(path: path), name: path, indexCacheRadius: indexCacheRadius)
     }
 
-    public static func read(data: Data, name: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius)
+    public static func read(bytes: [UInt8], name: String,
+                            indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius)
         throws(RoadSnapError) -> RoadNetwork
     {
-        let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            throw .invalidMap(path: name, reason: "not valid JSON: \(error.localizedDescription)")
-        }
-        guard let doc = root as? [String: Any] else { throw .invalidMap(path: name, reason: "top level is not a JSON object") }
-        let features: [[String: Any]]
-        switch doc["type"] as? String {
+        let ways = try ways(bytes: bytes, name: name)
+        guard !ways.isEmpty else { throw .noDrivableRoads(path: name) }
+        return try RoadNetwork(ways: ways, sourceName: name, indexCacheRadius: indexCacheRadius)
+    }
+
+    /// The roads of the document, before the network is built from them.
+    static func ways(bytes: [UInt8], name: String) throws(RoadSnapError) -> [RoadWay] {
+        let doc = try JSONInput.parse(bytes) { .invalidMap(path: name, reason: $0) }
+        return try withExtendedLifetime(doc) { () throws(RoadSnapError) -> [RoadWay] in try ways(doc, name: name) }
+    }
+
+    private static func ways(_ doc: JSONNodes, name: String) throws(RoadSnapError) -> [RoadWay] {
+        guard doc.kind(0) == .object else { throw .invalidMap(path: name, reason: "top level is not a JSON object") }
+        var features: [Int] = []
+        switch doc.member(0, "type").flatMap({ doc.string($0) }) {
         case "FeatureCollection":
-            guard let f = doc["features"] as? [[String: Any]] else {
+            guard let f = doc.member(0, "features"), doc.kind(f) == .array,
+                  doc.elements(f).allSatisfy({ doc.kind($0) == .object })
+            else {
                 throw .invalidMap(path: name, reason: "FeatureCollection without a features array")
             }
-            features = f
-        case "Feature": features = [doc]
+            features = Array(doc.elements(f))
+        case "Feature": features = [0]
         default: throw .invalidMap(path: name, reason: "expected a GeoJSON FeatureCollection of LineStrings")
         }
         var ways: [RoadWay] = []
+        ways.reserveCapacity(features.count)
+        var points: [GeoCoordinate] = []
         for (i, feature) in features.enumerated() {
-            let props = feature["properties"] as? [String: Any] ?? [:]
-            guard let geometry = feature["geometry"] as? [String: Any], let type = geometry["type"] as? String else {
-                continue
+            let props = doc.member(feature, "properties").flatMap { doc.kind($0) == .object ? $0 : nil }
+            guard let geometry = doc.member(feature, "geometry"), doc.kind(geometry) == .object,
+                  let type = doc.member(geometry, "type").flatMap({ doc.bytes($0) })
+            else { continue }
+            let coordinates = doc.member(geometry, "coordinates")
+            var lines: [Int?] = []
+            if type.equals("LineString") {
+                lines = [coordinates]
+            } else if type.equals("MultiLineString") {
+                if let c = coordinates { lines = doc.elements(c).map { $0 } }
+            } else {
+                continue  // points and polygons are not roads
             }
-            let lines: [Any]
-            switch type {
-            case "LineString": lines = [geometry["coordinates"] as Any]
-            case "MultiLineString": lines = geometry["coordinates"] as? [Any] ?? []
-            default: continue  // points and polygons are not roads
-            }
-            let sourceID = sourceIDOf(feature["id"] ?? props["id"], fallback: i)
-            let (attributes, direction) = attributesOf(props)
+            let sourceID = sourceIDOf(doc, doc.member(feature, "id") ?? props.flatMap { doc.member($0, "id") },
+                                      fallback: i)
+            let (attributes, direction) = attributesOf(doc, props)
             for line in lines {
-                guard let coords = line as? [[Any]] else {
+                guard let line, doc.kind(line) == .array, doc.elements(line).allSatisfy({ doc.kind($0) == .array })
+                else {
                     throw .invalidMap(path: name, reason: "feature \(i): coordinates are not an array of positions")
                 }
-                var points: [GeoCoordinate] = []
-                for c in coords {
-                    guard c.count >= 2, let lon = number(c[0]), let lat = number(c[1]) else {
+                points.removeAll(keepingCapacity: true)
+                for c in doc.elements(line) {
+                    let second = doc.next(after: c + 1)
+                    guard doc.count(c) >= 2, let lon = number(doc, c + 1), let lat = number(doc, second) else {
                         throw .invalidMap(path: name, reason: "feature \(i): a position is not [lon, lat]")
                     }
                     do { points.append(try GeoCoordinate(latitude: lat, longitude: lon)) } catch {
@@ -66,38 +81,40 @@ public enum GeoJSONNetworkReader {
                 }
             }
         }
-        guard !ways.isEmpty else { throw .noDrivableRoads(path: name) }
-        return try RoadNetwork(ways: ways, sourceName: name, indexCacheRadius: indexCacheRadius)
+        return ways
     }
 
-    /// JSON true/false arrive as NSNumber too; their objCType is "c".
-    static func isBoolean(_ n: NSNumber) -> Bool { n.objCType.pointee == CChar(UInt8(ascii: "c")) }
-
-    static func number(_ v: Any?) -> Double? {
-        if let n = v as? NSNumber, !isBoolean(n) { return n.doubleValue }
-        if let s = v as? String { return Double(s) }
+    /// A number, or a string spelling one exactly (as Swift's `Double(_:)` reads it).
+    static func number(_ doc: JSONNodes, _ i: Int?) -> Double? {
+        guard let i else { return nil }
+        if let n = doc.number(i) { return n }
+        if let s = doc.string(i) { return Double(s) }
         return nil
     }
 
-    static func sourceIDOf(_ v: Any?, fallback: Int) -> EdgeSourceID {
-        if let n = v as? NSNumber, !isBoolean(n) {
-            let d = n.doubleValue
+    static func sourceIDOf(_ doc: JSONNodes, _ i: Int?, fallback: Int) -> EdgeSourceID {
+        if let i, let d = doc.number(i) {
             if d == d.rounded(), abs(d) < 9e15 { return .number(Int64(d)) }
-            return .string(n.stringValue)
+            return .string(JSONInput.numberText(d))
         }
-        if let s = v as? String { return Int64(s).map { .number($0) } ?? .string(s) }
+        if let i, let s = doc.string(i) { return Int64(s).map { .number($0) } ?? .string(s) }
         return .number(Int64(fallback))
     }
 
-    static func attributesOf(_ props: [String: Any]) -> (RoadAttributes, TravelDirection) {
-        func text(_ k: String) -> String? {
-            if let s = props[k] as? String { return s }
-            if let n = props[k] as? NSNumber { return n.stringValue }
-            return nil
+    static func attributesOf(_ doc: JSONNodes, _ props: Int?) -> (RoadAttributes, TravelDirection) {
+        func value(_ k: StaticString) -> Int? { props.flatMap { doc.member($0, k) } }
+        func text(_ k: StaticString) -> String? { JSONInput.text(doc, value(k)) }
+        func isTrue(_ k: StaticString) -> Bool? {
+            guard let v = value(k) else { return nil }
+            switch doc.kind(v) {
+            case .true: return true
+            case .false: return false
+            default: return nil
+            }
         }
         let roadClass = text("highway").flatMap(RoadClass.init(highway:)) ?? (text("route") == "ferry" ? .ferry : .unknown)
         var direction: TravelDirection = .both
-        if let b = props["oneway"] as? Bool {
+        if let b = isTrue("oneway") {
             direction = b ? .forward : .both
         } else if let s = text("oneway") {
             switch s.lowercased() {
@@ -109,12 +126,12 @@ public enum GeoJSONNetworkReader {
             direction = .forward
         }
         var maxspeed: Double? = nil
-        if let n = number(props["maxspeed"]) { maxspeed = n } else if let s = text("maxspeed") { maxspeed = OSMTags.speedKmh(s) }
+        if let n = number(doc, value("maxspeed")) { maxspeed = n } else if let s = text("maxspeed") { maxspeed = OSMTags.speedKmh(s) }
         let attrs = RoadAttributes(
             roadClass: roadClass, name: text("name"), ref: text("ref"), maxspeedForward: maxspeed,
             maxspeedBackward: maxspeed, lanes: text("lanes").flatMap { Int($0) },
             turnLanesForward: text("turn:lanes"), isRoundabout: text("junction") == "roundabout",
-            isToll: text("toll") == "yes" || props["toll"] as? Bool == true)
+            isToll: text("toll") == "yes" || isTrue("toll") == true)
         return (attrs, direction)
     }
 }

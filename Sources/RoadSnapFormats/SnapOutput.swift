@@ -1,4 +1,3 @@
-import Foundation
 import RoadSnapCore
 
 /// Per-fix snapping results as CSV or GeoJSON.

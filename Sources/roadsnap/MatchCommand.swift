@@ -1,5 +1,8 @@
 import Dispatch
-import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import RoadSnapCore
 import RoadSnapFormats
 
@@ -19,7 +22,7 @@ enum MatchCommand {
 
     /// Shared progress of a batch; every field is guarded by `lock`.
     final class Batch: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = Mutex(())
         var next = 0
         var done = 0
         var fixes = 0
@@ -84,31 +87,32 @@ enum MatchCommand {
         DispatchQueue.concurrentPerform(iterations: jobs) { _ in
             let matcher: MapMatcher
             do { matcher = try MapMatcher(network: network, graph: graph, parameters: defaults) } catch {
-                batch.lock.lock()
-                while batch.next < paths.count {
-                    batch.outcomes[batch.next].error = "\(paths[batch.next]): \(error)"
-                    batch.next += 1
-                    batch.done += 1
+                batch.lock.withLock { _ in
+                    while batch.next < paths.count {
+                        batch.outcomes[batch.next].error = "\(paths[batch.next]): \(error)"
+                        batch.next += 1
+                        batch.done += 1
+                    }
                 }
-                batch.lock.unlock()
                 return
             }
             while true {
-                batch.lock.lock()
-                let i = batch.next
-                batch.next += 1
-                batch.lock.unlock()
+                let i = batch.lock.withLock { _ in
+                    let i = batch.next
+                    batch.next += 1
+                    return i
+                }
                 if i >= paths.count { break }
                 let outcome = matchOne(path: paths[i], output: outputs[i], matcher: matcher, autoSigma: autoSigma,
                                        defaults: defaults, format: outputFormat)
-                batch.lock.lock()
-                batch.outcomes[i] = outcome
-                batch.finished[i] = true
-                if outDir == nil { batch.flushInOrder() }
-                batch.done += 1
-                batch.fixes += outcome.fixes
-                if terminal { drawProgress(batch, total: paths.count, start: t0) }
-                batch.lock.unlock()
+                batch.lock.withLock { _ in
+                    batch.outcomes[i] = outcome
+                    batch.finished[i] = true
+                    if outDir == nil { batch.flushInOrder() }
+                    batch.done += 1
+                    batch.fixes += outcome.fixes
+                    if terminal { drawProgress(batch, total: paths.count, start: t0) }
+                }
             }
         }
         let seconds = monotonicSeconds() - t0
@@ -147,40 +151,28 @@ enum MatchCommand {
     /// it in sorted order, then the paths listed one per line in `list` (blank lines and `#` comments skipped).
     static func trackPaths(_ arguments: [String], list: String?) throws -> [String] {
         var paths: [String] = []
-        let fm = FileManager.default
         for a in arguments {
-            var isDirectory: ObjCBool = false
-            guard a != "-", fm.fileExists(atPath: a, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard a != "-", FileIO.isDirectory(a) else {
                 paths.append(a)
                 continue
             }
-            guard let walker = fm.enumerator(atPath: a) else {
-                throw RoadSnapError.unreadableFile(path: a, reason: "the directory cannot be listed")
-            }
-            var found: [String] = []
-            while let relative = walker.nextObject() as? String {
-                let name = relative.split(separator: "/").last.map(String.init) ?? relative
-                if name.hasPrefix(".") {
-                    if walker.fileAttributes?[.type] as? FileAttributeType == .typeDirectory { walker.skipDescendants() }
-                    continue
-                }
-                guard walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular, isTrackFile(name) else {
-                    continue
-                }
-                found.append(a.hasSuffix("/") ? a + relative : a + "/" + relative)
+            let found = try FileIO.regularFiles(under: a).filter { relative in
+                isTrackFile(relative.split(separator: "/").last.map(String.init) ?? relative)
             }
             if found.isEmpty {
                 throw RoadSnapError.invalidArgument("\(a): no track files (.gpx, .nmea, .csv, .geojson, .json, .txt) in it")
             }
-            paths += found.sorted()
+            paths += found.map { a.hasSuffix("/") ? a + $0 : a + "/" + $0 }.sorted()
         }
         if let list {
-            guard let data = fm.contents(atPath: list) else {
+            let bytes: [UInt8]
+            do { bytes = try FileIO.read(path: list) } catch {
                 throw RoadSnapError.unreadableFile(path: list, reason: "the track list cannot be read")
             }
-            for line in String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
-                let path = line.trimmingCharacters(in: .whitespaces)
-                if !path.isEmpty, !path.hasPrefix("#") { paths.append(path) }
+            for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+                let path = line.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
+                let trimmed = String(path.reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+                if !trimmed.isEmpty, !trimmed.hasPrefix("#") { paths.append(trimmed) }
             }
         }
         return paths

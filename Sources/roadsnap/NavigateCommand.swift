@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Synchronization
 import RoadSnapCore
 import RoadSnapFormats
 
@@ -113,7 +113,7 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
     let done = DispatchSemaphore(value: 0)
     let finished = Box(false)
     private var arrivals = 0
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     init(network: RoadNetwork, locations: Bool, finalDestination: Int) {
         self.network = network
@@ -123,9 +123,7 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
 
     func emit(_ object: [String: Any]) {
         let line = NavigationEventJSON.line(object) + "\n"
-        lock.lock()
-        FileHandle.standardOutput.write(Data(line.utf8))
-        lock.unlock()
+        lock.withLock { _ in writeStdout(line) }
     }
 
     func navigator(_ navigator: Navigator, didArriveAt waypoint: Waypoint) {

@@ -5,9 +5,23 @@ import Glibc
 #endif
 
 /// Writes text to standard error.
-func writeStderr(_ s: String) {
+func writeStderr(_ s: String) { writeAll(2, s) }
+
+/// Writes text to standard output, unbuffered (one `write` loop, so lines from several threads do not mix).
+func writeStdout(_ s: String) { writeAll(1, s) }
+
+/// Writes all of `s` to `fd`, retrying partial writes and EINTR; gives up silently on other errors (a closed pipe).
+func writeAll(_ fd: Int32, _ s: String) {
     var s = s
-    s.withUTF8 { b in _ = write(2, b.baseAddress, b.count) }
+    s.withUTF8 { b in
+        var done = 0
+        while done < b.count {
+            let n = write(fd, b.baseAddress! + done, b.count - done)
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { return }
+            done += n
+        }
+    }
 }
 
 /// Minimal `--flag value` parser: repeated flags keep every value; bare words are positionals.

@@ -57,6 +57,39 @@ import Testing
         #expect(features.count > points.count)
     }
 
+    /// Issue 10: a batch holding the malformed files of `RoadSnapFormatsTests/Fixtures/bad/` (the 13-byte GPX that
+    /// crashed XMLParser, invalid UTF-8, NUL bytes, entity expansion, a cut GeoJSON) and one good track: each bad one
+    /// is reported with its file and position, the good one is matched, the exit status is 1.
+    @Test func malformedFilesInABatchAreReportedAndTheRestMatched() throws {
+        let root = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let tracks = root.appendingPathComponent("tracks")
+        try FileManager.default.createDirectory(at: tracks, withIntermediateDirectories: true)
+        let bad = TestData.testsDir.appendingPathComponent("../RoadSnapFormatsTests/Fixtures/bad").standardized
+        let files = ["invalid-utf8-tag-name.gpx", "invalid-utf8-text.gpx", "nul-byte.gpx", "billion-laughs.gpx",
+                     "invalid-utf8.geojson", "nul-byte.geojson", "truncated.geojson"]
+        for f in files {
+            try FileManager.default.copyItem(at: bad.appendingPathComponent(f), to: tracks.appendingPathComponent(f))
+        }
+        try FileManager.default.copyItem(atPath: TestData.fixture("graphhopper/issue-147.gpx"),
+                                         toPath: tracks.appendingPathComponent("good.gpx").path)
+        let out = root.appendingPathComponent("out")
+        let r = try Self.match(["--out", out.path, "--jobs", "2", tracks.path])
+        #expect(r.status == 1)
+        #expect(r.err.contains("tracks: 1 done, \(files.count) failed"), "\(r.err)")
+        let errors = r.err.split(separator: "\n").filter { $0.hasPrefix("roadsnap match:") }
+        #expect(errors.count == files.count)
+        for f in files {
+            let line = errors.first { $0.contains("/" + f + ":") }
+            #expect(line != nil, "\(f) not reported: \(r.err)")
+            // GPX errors carry file:line:, JSON ones "at line L, column C (byte B)".
+            let positioned = line.map { $0.contains(f + ":1:") || $0.contains(f + ":3:") || $0.contains(f + ":4:")
+                || $0.contains(f + ":7:") || $0.contains(", column ") } ?? false
+            #expect(positioned, "\(line ?? "")")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["good.matched.geojson"])
+    }
+
     @Test func standardOutputIsInInputOrderAndTheSameForAnyJobCount() throws {
         let (root, tracks) = try Self.trackFolder()
         defer { try? FileManager.default.removeItem(at: root) }

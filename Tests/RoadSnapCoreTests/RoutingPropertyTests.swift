@@ -89,6 +89,11 @@ import Testing
         let geo = RouteOutput.geoJSONObject(result, network: router.network)
         let features = try #require(geo["features"] as? [[String: Any]])
         #expect(features.count == 1 + (result.route?.legs[0].steps.count ?? 0))
+        // The Foundation-free writer gives the bytes JSONSerialization (.sortedKeys) gave before issue 10.
+        for object in [RouteOutput.jsonObject(result, network: router.network), geo] {
+            let reference = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            #expect(try RouteOutput.serialize(object) == String(decoding: reference, as: UTF8.self))
+        }
         let text = RouteOutput.text(result)
         #expect(text.contains("Your destination is ahead"))
         let failed = RouteOutput.text(router.route(RouteRequest(origin: nil, destinations: [])))

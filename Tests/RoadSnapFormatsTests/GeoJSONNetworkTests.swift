@@ -34,7 +34,7 @@ import Testing
           {"type":"Feature","id":"poi","properties":{},"geometry":{"type":"Point","coordinates":[8.0,47.0]}}
         ]}
         """
-        let network = try GeoJSONNetworkReader.read(data: Data(json.utf8), name: "hand.geojson")
+        let network = try GeoJSONNetworkReader.read(bytes: Array(json.utf8), name: "hand.geojson")
         // "main-1" is split at the vertex the second feature joins: two edges keep the string id.
         let main = network.edges.filter { $0.sourceID == .string("main-1") }
         #expect(main.count == 2)
@@ -53,7 +53,7 @@ import Testing
 
     @Test func badNetworksGiveErrorsNamingTheFile() {
         func error(_ text: String) -> RoadSnapError? {
-            do { _ = try GeoJSONNetworkReader.read(data: Data(text.utf8), name: "bad.geojson"); return nil } catch { return error }
+            do { _ = try GeoJSONNetworkReader.read(bytes: Array(text.utf8), name: "bad.geojson"); return nil } catch { return error }
         }
         if case let .invalidMap(path, _) = error("{not json") { #expect(path == "bad.geojson") } else { Issue.record("bad JSON accepted") }
         #expect(error(#"{"type":"FeatureCollection","features":[]}"#) == .noDrivableRoads(path: "bad.geojson"))

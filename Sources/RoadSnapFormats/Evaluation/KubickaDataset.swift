@@ -1,4 +1,3 @@
-import Foundation
 import RoadSnapCore
 
 /// One track of the Kubicka et al. 2015 map-matching dataset: its road network (one one-way edge per `.arcs` line,
@@ -18,10 +17,7 @@ public struct KubickaTrack: Sendable {
         let name = dir.split(separator: "/").last.map(String.init) ?? dir
         func rows(_ ext: String) throws(RoadSnapError) -> [[Double]] {
             let path = "\(dir)/\(name).\(ext)"
-            let text: String
-            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                throw .unreadableFile(path: path, reason: error.localizedDescription)
-            }
+            let text = String(decoding: try FileIO.read(path: path), as: UTF8.self)
             var out: [[Double]] = []
             for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })

@@ -1,8 +1,9 @@
-import Foundation
 import RoadSnapCore
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// A source of raw fixes for the navigation session: live (gpsd) or recorded (a track replayed in time).
@@ -143,25 +144,29 @@ public final class GPSDClient: RawFixSource {
         return nil
     }
 
-    /// The fix of one gpsd JSON report: a `TPV` with mode 2 or 3 and a position; nil for anything else.
+    /// The fix of one gpsd JSON report: a `TPV` with mode 2 or 3 and a position; nil for anything else
+    /// (malformed lines included).
     public static func fix(fromReport line: String) -> Fix? {
-        guard line.contains("\"TPV\""),
-              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              object["class"] as? String == "TPV",
-              let mode = (object["mode"] as? NSNumber)?.intValue, mode >= 2,
-              let lat = (object["lat"] as? NSNumber)?.doubleValue,
-              let lon = (object["lon"] as? NSNumber)?.doubleValue,
-              let coordinate = try? GeoCoordinate(latitude: lat, longitude: lon)
-        else { return nil }
-        func number(_ key: String) -> Double? {
-            guard let v = (object[key] as? NSNumber)?.doubleValue, v.isFinite else { return nil }
-            return v
+        guard line.contains("\"TPV\""), let doc = try? JSONNodes(text: line), doc.error == nil else { return nil }
+        return withExtendedLifetime(doc) { () -> Fix? in
+            guard doc.kind(0) == .object, JSONInput.isString(doc, doc.member(0, "class"), "TPV"),
+                  let modeValue = doc.member(0, "mode").flatMap({ doc.number($0) }), modeValue.isFinite,
+                  abs(modeValue) < 1e9, Int(modeValue) >= 2,
+                  let lat = doc.member(0, "lat").flatMap({ doc.number($0) }),
+                  let lon = doc.member(0, "lon").flatMap({ doc.number($0) }),
+                  let coordinate = try? GeoCoordinate(latitude: lat, longitude: lon)
+            else { return nil }
+            let mode = Int(modeValue)
+            func number(_ key: StaticString) -> Double? {
+                guard let v = doc.member(0, key).flatMap({ doc.number($0) }), v.isFinite else { return nil }
+                return v
+            }
+            let time = doc.member(0, "time").flatMap { doc.bytes($0) }.flatMap { TrackTime.parseISO8601(bytes: $0.buffer) }
+            let altitude = mode == 3 ? (number("altHAE") ?? number("alt")) : nil
+            var accuracy = number("eph")
+            if accuracy == nil, let x = number("epx"), let y = number("epy") { accuracy = max(x, y) }
+            return Fix(coordinate: coordinate, time: time, course: number("track"), speed: number("speed"),
+                       altitude: altitude, horizontalAccuracy: accuracy)
         }
-        let time = (object["time"] as? String).flatMap { TrackTime.parseISO8601($0) }
-        let altitude = mode == 3 ? (number("altHAE") ?? number("alt")) : nil
-        var accuracy = number("eph")
-        if accuracy == nil, let x = number("epx"), let y = number("epy") { accuracy = max(x, y) }
-        return Fix(coordinate: coordinate, time: time, course: number("track"), speed: number("speed"),
-                   altitude: altitude, horizontalAccuracy: accuracy)
     }
 }

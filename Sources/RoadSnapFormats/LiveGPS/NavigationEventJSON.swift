@@ -1,4 +1,3 @@
-import Foundation
 import RoadSnapCore
 
 /// One JSON object per navigation listener event, `event` naming the callback: the turn-by-turn feed a custom
@@ -63,7 +62,7 @@ public enum NavigationEventJSON {
             "event": "didUpdateLocation", "lat": l.coordinate.latitude, "lon": l.coordinate.longitude,
             "time": l.timestamp, "course": round1(l.course), "speed_mps": round1(l.speed),
             "accuracy_m": round1(l.horizontalAccuracy), "on_road": l.isOnRoad,
-            "altitude_m": l.altitude.isNaN ? NSNull() : round1(l.altitude) as Any,
+            "altitude_m": l.altitude.isNaN ? JSONNull() : round1(l.altitude) as Any,
         ]
         if let e = l.edge {
             o["edge_id"] = network.edges[e].sourceID.description

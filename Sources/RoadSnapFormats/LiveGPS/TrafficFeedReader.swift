@@ -1,4 +1,3 @@
-import Foundation
 import RoadSnapCore
 
 /// Reads a traffic feed file: current speeds per OSM way id.
@@ -12,17 +11,7 @@ import RoadSnapCore
 ///     4402349,22.5
 public enum TrafficFeedReader {
     public static func read(path: String) throws(RoadSnapError) -> TrafficFeed {
-        guard let file = fopen(path, "rb") else {
-            throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
-        }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n > 0 { bytes.append(contentsOf: chunk[..<n]) }
-            if n < chunk.count { break }
-        }
+        let bytes = try FileIO.read(path: path)
         return try parse(String(decoding: bytes, as: UTF8.self), name: path)
     }
 
@@ -32,13 +21,13 @@ public enum TrafficFeedReader {
         var lineNumber = 0
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = raw.trimmingSpaces
             if line.isEmpty || line.hasPrefix("#") { continue }
-            if lineNumber == 1 || speeds.isEmpty, let c = line.unicodeScalars.first, CharacterSet.letters.contains(c) {
+            if lineNumber == 1 || speeds.isEmpty, let c = line.unicodeScalars.first, c.properties.isAlphabetic {
                 continue  // header
             }
             let fields = line.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\t" })
-                .map { $0.trimmingCharacters(in: .whitespaces) }
+                .map { $0.trimmingSpaces }
             guard fields.count >= 2 else {
                 throw .invalidArgument("\(name):\(lineNumber): " + "expected way_id,speed_kmh, got '\(line)'")
             }

@@ -1,10 +1,8 @@
-import Foundation
-
 /// A JSON document tree for the outputs (one object per GPS fix), written as compact text with sorted keys.
-/// `text()` serializes it directly: Foundation's `JSONEncoder` produces the same bytes (see `foundationText()`, the
-/// tests' reference) but takes 10–15 µs per fix object on Linux, 20–30 times the matching itself, and
-/// `JSONSerialization` on `[String: Any]` about 90 µs. Parsing stays with Foundation.
-enum JSONValue: Encodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+/// `text()` serializes it directly: Foundation's `JSONEncoder` produces the same bytes (the tests compare against it,
+/// keeping Foundation in the test target only) but takes 10–15 µs per fix object on Linux, 20–30 times the matching
+/// itself, and `JSONSerialization` on `[String: Any]` about 90 µs.
+enum JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
     case null
@@ -29,39 +27,6 @@ enum JSONValue: Encodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiter
     /// A number, or null when it is not finite (JSON has no NaN).
     static func number(_ v: Double) -> JSONValue { v.isFinite ? .double(v) : .null }
 
-    struct Name: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    func encode(to encoder: Encoder) throws {
-        switch self {
-        case .null:
-            var c = encoder.singleValueContainer()
-            try c.encodeNil()
-        case let .bool(b):
-            var c = encoder.singleValueContainer()
-            try c.encode(b)
-        case let .int(i):
-            var c = encoder.singleValueContainer()
-            try c.encode(i)
-        case let .double(d):
-            var c = encoder.singleValueContainer()
-            try c.encode(d)
-        case let .string(s):
-            var c = encoder.singleValueContainer()
-            try c.encode(s)
-        case let .array(a):
-            var c = encoder.unkeyedContainer()
-            for v in a { try c.encode(v) }
-        case let .object(o):
-            var c = encoder.container(keyedBy: Name.self)
-            for (k, v) in o { try c.encode(v, forKey: Name(stringValue: k)) }
-        }
-    }
-
     /// The document as compact JSON text with sorted keys and a final newline.
     func text() -> String {
         var out: [UInt8] = []
@@ -69,14 +34,6 @@ enum JSONValue: Encodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiter
         write(into: &out)
         out.append(0x0A)
         return String(decoding: out, as: UTF8.self)
-    }
-
-    /// The same text through Foundation's `JSONEncoder` (the reference the direct writer is tested against).
-    func foundationText() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(self) else { return "{}\n" }
-        return String(decoding: data, as: UTF8.self) + "\n"
     }
 
     /// Appends this value as compact JSON: keys sorted by their UTF-8 bytes, whole doubles below 2^53 without a

@@ -1,4 +1,3 @@
-import Foundation
 import RoadSnapCore
 
 /// Map-matching results as GeoJSON, CSV, GPX or OSRM-compatible match JSON.
@@ -34,18 +33,20 @@ public enum MatchOutput {
         try AtomicFile.write(render(result, track: track, network: network, format: format), to: path)
     }
 
-    /// Seconds since the epoch as ISO 8601 UTC (`2009-01-17T20:45:25Z`, milliseconds when not whole), formatted
-    /// with gmtime_r: one formatter object per fix is too slow for batch outputs.
+    /// Seconds since the epoch as ISO 8601 UTC (`2009-01-17T20:45:25Z`, milliseconds when not whole; the fraction
+    /// is rounded to milliseconds on its own). Integer arithmetic, no formatter object: batch outputs call it per fix.
     public static func isoTime(_ t: Double) -> String {
         guard t.isFinite, abs(t) < 1e11 else { return "" }
         let whole = t.rounded(.down)
         var millis = Int(((t - whole) * 1000).rounded())
-        var secs = time_t(whole)
+        var secs = Int(whole)
         if millis == 1000 { secs += 1; millis = 0 }
-        var tm = tm()
-        gmtime_r(&secs, &tm)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var s = "\(tm.tm_year + 1900)-\(two(tm.tm_mon + 1))-\(two(tm.tm_mday))T\(two(tm.tm_hour)):\(two(tm.tm_min)):\(two(tm.tm_sec))"
+        var days = secs / 86_400
+        var daySeconds = secs % 86_400
+        if daySeconds < 0 { daySeconds += 86_400; days -= 1 }
+        let (y, mo, d) = TrackTime.civilDate(daysSinceEpoch: days)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        var s = "\(y)-\(two(mo))-\(two(d))T\(two(daySeconds / 3600)):\(two(daySeconds / 60 % 60)):\(two(daySeconds % 60))"
         if millis > 0 { s += "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis) }
         return s + "Z"
     }
@@ -174,7 +175,11 @@ public enum MatchOutput {
 
     static func csvField(_ s: String) -> String {
         guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var quoted = "\""
+        for ch in s {
+            if ch == "\"" { quoted += "\"\"" } else { quoted.append(ch) }
+        }
+        return quoted + "\""
     }
 
     static func xmlEscaped(_ s: String) -> String {

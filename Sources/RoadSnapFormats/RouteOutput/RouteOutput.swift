@@ -1,4 +1,3 @@
-import Foundation
 import RoadSnapCore
 
 /// Route results as text, JSON and GeoJSON.
@@ -106,21 +105,18 @@ public enum RouteOutput {
         return o
     }
 
-    /// Serialises a JSON object (sorted keys, so output is deterministic).
+    /// Serialises a JSON object (sorted keys, so output is deterministic). The bytes are those Foundation's
+    /// `JSONSerialization` with `.sortedKeys` wrote before (tested against it): see `JSONObjectWriter`.
     public static func serialize(_ object: [String: Any]) throws(RoadSnapError) -> String {
-        do {
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            return String(decoding: data, as: UTF8.self)
-        } catch {
-            throw .internalError("cannot encode route JSON: \(error)")
-        }
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
+        try JSONObjectWriter.write(object, into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Writes `text` to `path` atomically (temp file + rename).
+    /// Writes `text` to `path` atomically (temporary file in the same folder, fsync, rename).
     public static func write(_ text: String, to path: String) throws(RoadSnapError) {
-        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw .unreadableFile(path: path, reason: "cannot write: \(error.localizedDescription)")
-        }
+        try AtomicFile.write(text, to: path)
     }
 
     /// Source ids of the traversed edges in order, a way split into several edges listed once per run.
@@ -136,4 +132,109 @@ public enum RouteOutput {
     private static func round1(_ v: Double) -> Double { (v * 10).rounded() / 10 }
     private static func coord(_ c: GeoCoordinate) -> [Double] { [c.latitude, c.longitude] }
     private static func lonLat(_ c: GeoCoordinate) -> [Double] { [c.longitude, c.latitude] }
+}
+
+/// The JSON null in a `[String: Any]` document (what `NSNull` was).
+public struct JSONNull: Sendable, Hashable {
+    public init() {}
+}
+
+/// Writes `[String: Any]` documents (String, Bool, integers, Double, arrays, dictionaries, `JSONNull`) as compact
+/// JSON the way Foundation's `JSONSerialization` with `.sortedKeys` does on Linux, so outputs stay byte-identical:
+/// keys in case-insensitive order (punctuation before digits before letters), `/` escaped as `\/`, doubles in Swift's
+/// shortest form with a trailing `.0` dropped. A non-finite double is written as null.
+enum JSONObjectWriter {
+    static func write(_ value: Any, into out: inout [UInt8]) throws(RoadSnapError) {
+        switch value {
+        case let s as String: writeString(s, into: &out)
+        case let b as Bool: out.append(contentsOf: (b ? "true" : "false").utf8)
+        case let i as Int: out.append(contentsOf: String(i).utf8)
+        case let d as Double: writeNumber(d, into: &out)
+        case let i as any BinaryInteger: out.append(contentsOf: String(describing: i).utf8)
+        case let f as Float: writeNumber(Double(f), into: &out)
+        case is JSONNull: out.append(contentsOf: "null".utf8)
+        case let o as [String: Any]:
+            out.append(UInt8(ascii: "{"))
+            for (k, key) in o.keys.sorted(by: keyPrecedes).enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                try write(o[key]!, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        case let a as [Any]:
+            out.append(UInt8(ascii: "["))
+            for (k, element) in a.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                try write(element, into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        default:
+            // An Optional boxed in Any: null, or its value.
+            let mirror = Mirror(reflecting: value)
+            guard mirror.displayStyle == .optional else {
+                throw .internalError("cannot encode a \(type(of: value)) as JSON")
+            }
+            guard let wrapped = mirror.children.first?.value else {
+                out.append(contentsOf: "null".utf8)
+                return
+            }
+            try write(wrapped, into: &out)
+        }
+    }
+
+    static func writeNumber(_ d: Double, into out: inout [UInt8]) {
+        guard d.isFinite else { out.append(contentsOf: "null".utf8); return }
+        var text = d.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        out.append(contentsOf: text.utf8)
+    }
+
+    static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "/"): out.append(contentsOf: #"\/"#.utf8)
+            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+            case 0x09: out.append(contentsOf: #"\t"#.utf8)
+            case 0x08: out.append(contentsOf: #"\b"#.utf8)
+            case 0x0C: out.append(contentsOf: #"\f"#.utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: #"\u00"#.utf8)
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 15)])
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// JSONSerialization's key order for the keys RoadSnap writes: ASCII letters compared case-insensitively,
+    /// punctuation before digits before letters, a prefix before the longer key.
+    static func keyPrecedes(_ a: String, _ b: String) -> Bool {
+        func rank(_ c: UInt8) -> (Int, UInt8) {
+            switch c {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): return (2, c)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): return (2, c + 32)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return (1, c)
+            case 0x80...: return (3, c)
+            default: return (0, c)
+            }
+        }
+        var i = a.utf8.makeIterator(), j = b.utf8.makeIterator()
+        while true {
+            switch (i.next(), j.next()) {
+            case (nil, nil): return false
+            case (nil, _): return true
+            case (_, nil): return false
+            case let (x?, y?):
+                let rx = rank(x), ry = rank(y)
+                if rx != ry { return rx < ry }
+            }
+        }
+    }
 }

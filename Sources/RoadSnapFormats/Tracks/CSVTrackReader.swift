@@ -57,7 +57,7 @@ enum CSVTrackReader {
         func number(_ c: Column, _ label: String) -> Result<Double?, TrackValueError> {
             guard let t = text(c) else { return .success(nil) }
             if let v = Double(t) { return .success(v) }
-            if decimalComma, let v = Double(t.replacingOccurrences(of: ",", with: ".")) { return .success(v) }
+            if decimalComma, let v = Double(String(t.map { $0 == "," ? "." : $0 })) { return .success(v) }
             return .failure(TrackValueError("\(label) \"\(t)\" is not a number"))
         }
         guard fields.count > max(lat, lon) else {

@@ -1,184 +1,181 @@
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import RoadSnapCore
 
-/// GPX 1.0 / 1.1 through Foundation's `XMLParser`: every `trkseg` and `rte` opens a segment, `trkpt`/`rtept` give
-/// fixes with `ele`, `time`, `course`, `speed`, `hdop` (also `course`/`speed` inside extensions, as Garmin's
-/// TrackPointExtension v2 writes them). Waypoints (`wpt`) are not a track.
+/// GPX 1.0 / 1.1 through libexpat (CShims' XML event list): every `trkseg` and `rte` opens a segment, `trkpt`/`rtept`
+/// give fixes with `ele`, `time`, `course`, `speed`, `hdop` (also `course`/`speed` inside extensions, as Garmin's
+/// TrackPointExtension v2 writes them). Waypoints (`wpt`) are not a track. Malformed XML (invalid UTF-8 anywhere,
+/// NUL bytes, a cut-off file, absurd nesting, entity declarations) is an error naming the line and column.
 enum GPXTrackReader {
+    /// Deeper than any GPX (gpx/trk/trkseg/trkpt/extensions/TrackPointExtension/speed is 7).
+    static let maxDepth = 256
+
     static func read(bytes: [UInt8], name: String) throws(RoadSnapError) -> Track {
-        // Fed as a stream so libxml2 gets the document in chunks: handed over whole, a document above libxml2's
-        // 10 MB look-up limit fails at its end ("XML parser error 1") on Linux.
-        let parser = XMLParser(stream: InputStream(data: Data(bytes)))
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        let handler = GPXHandler(name: name)
-        parser.delegate = handler
-        let ok = parser.parse()
-        if let error = handler.error { throw error }
-        guard ok, handler.parseError == nil else {
-            let line = handler.errorLine ?? (parser.lineNumber > 0 ? parser.lineNumber : nil)
-            throw .invalidTrack(path: name, line: line,
-                                reason: "malformed XML: \(describe(handler.parseError ?? parser.parserError))")
+        let parsed = bytes.withUnsafeBytes { raw in
+            Result { () throws(RoadSnapError) in try XMLEventList(bytes: raw, maxDepth: maxDepth) }
         }
-        guard handler.sawRoot else { throw .invalidTrack(path: name, line: nil, reason: "not a GPX file: no <gpx> element") }
-        // The XML parser can end a truncated document without an error; open elements show it.
-        if let unclosed = handler.openElements.last {
-            let lastLine = bytes.reduce(1) { $0 + ($1 == 10 ? 1 : 0) } - (bytes.last == 10 ? 1 : 0)
-            throw .invalidTrack(path: name, line: lastLine,
-                                reason: "malformed XML: the file ends inside <\(unclosed)> (truncated?)")
+        let events = try parsed.get()
+        return try withExtendedLifetime(events) { () throws(RoadSnapError) -> Track in
+            try read(events, bytes: bytes, name: name)
         }
-        guard handler.trackCount > 0 else {
-            let wpt = handler.waypointCount > 0 ? " (only \(handler.waypointCount) waypoints)" : ""
+    }
+
+    /// Field texts of one track point, in `fields` order.
+    private static let fields: [StaticString] = ["ele", "time", "course", "speed", "hdop", "fix"]
+    private static let ele = 0, time = 1, course = 2, speed = 3, hdop = 4, fix = 5
+
+    private static func read(_ events: XMLEventList, bytes: [UInt8], name: String) throws(RoadSnapError) -> Track {
+        var firstStart: XMLEventList.Event?
+        for i in 0..<events.count where events[i].kind == .start {
+            firstStart = events[i]
+            break
+        }
+        if let root = firstStart, !root.bytes.equals("gpx") {
+            throw .invalidTrack(path: name, line: root.line,
+                                reason: "not a GPX file: root element is <\(root.bytes.string)>, not <gpx>")
+        }
+        if let error = events.error {
+            if error.atEnd, let unclosed = error.openElements.last {
+                let lastLine = bytes.reduce(1) { $0 + ($1 == 10 ? 1 : 0) } - (bytes.last == 10 ? 1 : 0)
+                throw .invalidTrack(path: name, line: lastLine,
+                                    reason: "malformed XML: the file ends inside <\(unclosed)> (truncated?)")
+            }
+            throw .invalidTrack(path: name, line: error.line > 0 ? error.line : nil,
+                                reason: "malformed XML at column \(error.column): \(error.message)"
+                                    + (error.atEnd ? " (truncated?)" : ""))
+        }
+        guard firstStart != nil else { throw .invalidTrack(path: name, line: nil, reason: "not a GPX file: no <gpx> element") }
+
+        var builder = TrackBuilder(name: name)
+        var trackCount = 0, pointCount = 0, waypointCount = 0
+        var depth = 0
+        var inPoint = false, pointDepth = 0, pointLine = 0
+        var lat: DocumentBytes?, lon: DocumentBytes?
+        var values = [DocumentBytes?](repeating: nil, count: fields.count)
+        var collecting = -1  // index into `fields` of the element whose text is wanted
+        var text: DocumentBytes?
+        for i in 0..<events.count {
+            let event = events[i]
+            switch event.kind {
+            case .start:
+                depth += 1
+                if depth == 1 { continue }  // <gpx>
+                let element = event.bytes
+                if element.equals("trk") || element.equals("rte") {
+                    trackCount += 1
+                    builder.startSegment()
+                } else if element.equals("trkseg") {
+                    builder.startSegment()
+                } else if element.equals("trkpt") || element.equals("rtept") {
+                    inPoint = true
+                    pointDepth = depth
+                    pointCount += 1
+                    pointLine = event.line
+                    lat = events.attribute("lat", of: event)
+                    lon = events.attribute("lon", of: event)
+                    for k in values.indices { values[k] = nil }
+                } else if element.equals("wpt") {
+                    waypointCount += 1
+                } else if inPoint, let k = fieldIndex(element),
+                          depth == pointDepth + 1 || k == course || k == speed
+                {
+                    // ele/time/hdop/fix are direct children; course and speed may sit in extensions (Garmin TPX v2).
+                    collecting = k
+                    text = nil
+                }
+            case .text:
+                if collecting >= 0, text == nil { text = event.bytes }
+            case .end:
+                depth -= 1
+                let element = event.bytes
+                if collecting >= 0, fieldIndex(element) != nil {
+                    if values[collecting] == nil { values[collecting] = text ?? DocumentBytes.empty }
+                    collecting = -1
+                    continue
+                }
+                guard inPoint, element.equals("trkpt") || element.equals("rtept") else { continue }
+                inPoint = false
+                switch makeFix(lat: lat, lon: lon, values: values) {
+                case let .success(fix): builder.add(fix, line: pointLine)
+                case let .failure(problem): builder.skip(line: pointLine, "<\(element.string)>: \(problem.reason)")
+                }
+            }
+        }
+        guard trackCount > 0 else {
+            let wpt = waypointCount > 0 ? " (only \(waypointCount) waypoints)" : ""
             throw .invalidTrack(path: name, line: nil, reason: "no tracks found: no <trk> or <rte>\(wpt)")
         }
-        guard handler.pointCount > 0 else {
+        guard pointCount > 0 else {
             throw .invalidTrack(path: name, line: nil, reason: "no track points found: <trk>/<rte> without <trkpt>/<rtept>")
         }
-        return try handler.builder.finish(emptyReason: "no usable track point")
+        return try builder.finish(emptyReason: "no usable track point")
     }
 
-    static func describe(_ error: Error?) -> String {
-        guard let error else { return "parse failed" }
-        let ns = error as NSError
-        if let detail = ns.userInfo[NSLocalizedDescriptionKey] as? String, !detail.isEmpty { return detail }
-        // On Linux the code is libxml2's (xmlParserErrors), which differs from XMLParser.ErrorCode's numbering.
-        let libxml2Meaning: [Int: String] = [
-            4: "document is empty", 5: "extra content at the end of the document", 9: "invalid character",
-            39: "attribute value not started", 40: "attribute value not finished", 41: "attribute without value",
-            73: "'>' required", 76: "closing tag does not match the open element", 77: "premature end of data in tag",
-        ]
-        let kind = libxml2Meaning[ns.code].map { ": \($0)" } ?? ""
-        return "XML parser error \(ns.code)\(kind) (truncated or not well-formed?)"
+    private static func fieldIndex(_ element: DocumentBytes) -> Int? {
+        for (k, f) in fields.enumerated() where element.equals(f) { return k }
+        return nil
     }
-}
 
-/// Collects fixes while `XMLParser` walks the document (used on one thread, for one parse).
-private final class GPXHandler: NSObject, XMLParserDelegate {
-    var builder: TrackBuilder
-    var error: RoadSnapError?
-    var sawRoot = false
-    var trackCount = 0, pointCount = 0, waypointCount = 0
-    var parseError: Error?
-    var errorLine: Int?
-    /// Elements opened and not yet closed, outermost first.
-    var openElements: [String] = []
-
-    private var inPoint = false
-    private var pointDepth = 0
-    private var pointLine = 0
-    private var pointLat: String?, pointLon: String?
-    private var values: [String: String] = [:]
-    private var text = ""
-    private var collecting = false
-    private static let pointFields: Set<String> = ["ele", "time", "course", "speed", "hdop", "fix"]
-
-    init(name: String) { builder = TrackBuilder(name: name) }
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes: [String: String] = [:])
+    private static func makeFix(lat latText: DocumentBytes?, lon lonText: DocumentBytes?, values: [DocumentBytes?])
+        -> Result<Fix, TrackValueError>
     {
-        openElements.append(qName ?? elementName)
-        if !sawRoot {
-            sawRoot = true
-            guard elementName == "gpx" else {
-                error = .invalidTrack(path: builder.name, line: parser.lineNumber,
-                                      reason: "not a GPX file: root element is <\(qName ?? elementName)>, not <gpx>")
-                parser.abortParsing()
-                return
-            }
-            return
-        }
-        switch elementName {
-        case "trk", "rte":
-            trackCount += 1
-            builder.startSegment()
-        case "trkseg":
-            builder.startSegment()
-        case "trkpt", "rtept":
-            inPoint = true
-            pointDepth = openElements.count
-            pointCount += 1
-            pointLine = parser.lineNumber
-            pointLat = attributes["lat"]
-            pointLon = attributes["lon"]
-            values.removeAll(keepingCapacity: true)
-        case "wpt":
-            waypointCount += 1
-        default:
-            // ele/time/hdop/fix are direct children; course and speed may sit in extensions (Garmin TPX v2).
-            if inPoint, Self.pointFields.contains(elementName),
-               openElements.count == pointDepth + 1 || elementName == "course" || elementName == "speed"
-            {
-                collecting = true
-                text = ""
-            }
-        }
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-        if self.parseError == nil {
-            self.parseError = parseError
-            errorLine = parser.lineNumber > 0 ? parser.lineNumber : nil
-        }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if collecting { text += string }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?)
-    {
-        openElements.removeLast()
-        if collecting, Self.pointFields.contains(elementName) {
-            collecting = false
-            if values[elementName] == nil { values[elementName] = String(text.trimmingSpaces) }
-            return
-        }
-        guard inPoint, elementName == "trkpt" || elementName == "rtept" else { return }
-        inPoint = false
-        switch makeFix() {
-        case let .success(fix): builder.add(fix, line: pointLine)
-        case let .failure(problem): builder.skip(line: pointLine, "<\(elementName)>: \(problem.reason)")
-        }
-    }
-
-    private func makeFix() -> Result<Fix, TrackValueError> {
-        guard let latText = pointLat, let lonText = pointLon else {
-            return .failure(TrackValueError("missing lat or lon attribute"))
-        }
-        guard let lat = Double(latText.trimmingSpaces), let lon = Double(lonText.trimmingSpaces) else {
-            return .failure(TrackValueError("lat=\"\(latText)\" lon=\"\(lonText)\" is not a number pair"))
+        guard let latText, let lonText else { return .failure(TrackValueError("missing lat or lon attribute")) }
+        guard let lat = TrackNumber.parse(latText.buffer), let lon = TrackNumber.parse(lonText.buffer) else {
+            return .failure(TrackValueError("lat=\"\(latText.string)\" lon=\"\(lonText.string)\" is not a number pair"))
         }
         let coordinate: GeoCoordinate
         switch TrackBuilder.coordinate(latitude: lat, longitude: lon) {
         case let .success(c): coordinate = c
         case let .failure(e): return .failure(e)
         }
-        if values["fix"] == "none" { return .failure(TrackValueError("<fix>none</fix>: the receiver had no fix")) }
-        var time: Double?
-        if let t = values["time"], !t.isEmpty {
-            guard let parsed = TrackTime.parseISO8601(t) else {
-                return .failure(TrackValueError("time \"\(t)\" is not ISO 8601"))
+        if let f = values[fix], TrackNumber.trimmed(f.buffer).elementsEqual("none".utf8) {
+            return .failure(TrackValueError("<fix>none</fix>: the receiver had no fix"))
+        }
+        var seconds: Double?
+        if let t = values[time], !TrackNumber.trimmed(t.buffer).isEmpty {
+            guard let parsed = TrackTime.parseISO8601(bytes: TrackNumber.trimmed(t.buffer)) else {
+                return .failure(TrackValueError("time \"\(String(decoding: TrackNumber.trimmed(t.buffer), as: UTF8.self))\" is not ISO 8601"))
             }
-            time = parsed
+            seconds = parsed
         }
-        var numbers: [String: Double] = [:]
-        for key in ["ele", "course", "speed", "hdop"] {
-            guard let v = values[key], !v.isEmpty else { continue }
-            guard let n = Double(v) else { return .failure(TrackValueError("<\(key)> \"\(v)\" is not a number")) }
-            numbers[key] = n
+        var numbers: [Double?] = [nil, nil, nil, nil, nil]
+        for (k, key) in [(ele, "ele"), (course, "course"), (speed, "speed"), (hdop, "hdop")] {
+            guard let v = values[k], !TrackNumber.trimmed(v.buffer).isEmpty else { continue }
+            guard let n = TrackNumber.parse(v.buffer) else {
+                return .failure(TrackValueError("<\(key)> \"\(String(decoding: TrackNumber.trimmed(v.buffer), as: UTF8.self))\" is not a number"))
+            }
+            numbers[k] = n
         }
-        let accuracy = numbers["hdop"].map { $0 * metresPerHDOP }
-        if let problem = TrackBuilder.checkOptional(course: numbers["course"], speed: numbers["speed"],
-                                                    altitude: numbers["ele"], accuracy: accuracy)
+        let accuracy = numbers[hdop].map { $0 * metresPerHDOP }
+        if let problem = TrackBuilder.checkOptional(course: numbers[course], speed: numbers[speed],
+                                                    altitude: numbers[ele], accuracy: accuracy)
         {
             return .failure(problem)
         }
-        return .success(Fix(coordinate: coordinate, time: time, course: numbers["course"].map(normalisedCourse),
-                            speed: numbers["speed"], altitude: numbers["ele"], horizontalAccuracy: accuracy))
+        return .success(Fix(coordinate: coordinate, time: seconds, course: numbers[course].map(normalisedCourse),
+                            speed: numbers[speed], altitude: numbers[ele], horizontalAccuracy: accuracy))
+    }
+}
+
+extension DocumentBytes {
+    static var empty: DocumentBytes { DocumentBytes(UnsafeBufferPointer(start: nil, count: 0)) }
+}
+
+/// Numbers from text bytes without Foundation: white space around is allowed, the rest is Swift's `Double(_:)`.
+enum TrackNumber {
+    /// The bytes without leading and trailing spaces, tabs and line ends.
+    static func trimmed(_ b: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var start = 0, end = b.count
+        while start < end, isSpace(b[start]) { start += 1 }
+        while end > start, isSpace(b[end - 1]) { end -= 1 }
+        return UnsafeBufferPointer(rebasing: b[start..<end])
+    }
+
+    static func isSpace(_ c: UInt8) -> Bool { c == 32 || c == 9 || c == 10 || c == 13 }
+
+    /// The number the trimmed bytes spell, nil when they spell none.
+    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        let t = trimmed(b)
+        guard !t.isEmpty, t.count < 64 else { return nil }
+        // Up to 15 bytes make a small String, which does not allocate.
+        return Double(String(decoding: t, as: UTF8.self))
     }
 }

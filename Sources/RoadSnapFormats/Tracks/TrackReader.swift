@@ -1,4 +1,3 @@
-import Foundation
 import RoadSnapCore
 
 /// Reads recorded GPS tracks from GPX, NMEA 0183, CSV and GeoJSON files.
@@ -9,19 +8,7 @@ public enum TrackReader {
     /// Reads one track file (GPX may have several trk/trkseg/rte: concatenate in order, record segmentStarts).
     /// The path `-` reads standard input.
     public static func read(path: String) throws(RoadSnapError) -> Track {
-        let bytes: [UInt8]
-        if path == "-" {
-            bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-        } else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw .unreadableFile(path: path, reason: "no such file")
-            }
-            guard !isDirectory.boolValue else { throw .unreadableFile(path: path, reason: "is a directory") }
-            do { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
-                throw .unreadableFile(path: path, reason: (error as NSError).localizedDescription)
-            }
-        }
+        let bytes = try FileIO.read(path: path)
         return try read(bytes: bytes, name: path, format: nil)
     }
 

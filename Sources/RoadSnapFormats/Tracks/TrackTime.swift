@@ -51,7 +51,13 @@ enum TrackTime {
 
     /// Parses an ISO 8601 date-time (see the type's note); nil when it is not one.
     static func parseISO8601<S: StringProtocol>(_ text: S) -> Double? {
-        var p = Scanner(Array(text.utf8))
+        var copy = String(text)
+        return copy.withUTF8 { parseISO8601(bytes: $0) }
+    }
+
+    /// Parses ISO 8601 UTF-8 bytes (see the type's note); nil when they are not one.
+    static func parseISO8601(bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var p = Scanner(bytes)
         p.skipSpaces()
         guard let year = p.digits(4), p.eat("-"), let month = p.digits(2), p.eat("-"), let day = p.digits(2),
               (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
@@ -132,9 +138,9 @@ enum TrackTime {
     }
 
     private struct Scanner {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var i = 0
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
         var atEnd: Bool { i == bytes.count }
         mutating func skipSpaces() { while i < bytes.count, bytes[i] == 32 || bytes[i] == 9 { i += 1 } }
         mutating func eat(_ c: Unicode.Scalar) -> Bool {

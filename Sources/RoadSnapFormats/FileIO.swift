@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import RoadSnapCore
+
+/// Files through POSIX calls (`open`, `read`, `write`, `fsync`, `rename`): no Foundation.
+public enum FileIO {
+    /// The text of `errno` (strerror).
+    static func errorText(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// The whole content of a file; the path `-` reads standard input to its end. Errors name the path.
+    public static func read(path: String) throws(RoadSnapError) -> [UInt8] {
+        if path == "-" { return try readAll(descriptor: 0, path: "-") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw .unreadableFile(path: path, reason: code == ENOENT ? "no such file" : errorText(code))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadableFile(path: path, reason: errorText(errno)) }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw .unreadableFile(path: path, reason: "is a directory") }
+        return try readAll(descriptor: fd, path: path, sizeHint: Int(info.st_size))
+    }
+
+    /// Reads `fd` to its end.
+    static func readAll(descriptor fd: Int32, path: String, sizeHint: Int = 0) throws(RoadSnapError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(sizeHint + 1)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .unreadableFile(path: path, reason: errorText(errno))
+            }
+            if n == 0 { return bytes }
+            bytes.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    /// Whether `path` names a directory (following links).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The regular files under `directory` (recursively, following no links to directories), skipping names that
+    /// start with a dot (and all below hidden directories), as paths relative to `directory`, sorted.
+    public static func regularFiles(under directory: String) throws(RoadSnapError) -> [String] {
+        var found: [String] = []
+        try walk(directory, relative: "", into: &found)
+        return found.sorted()
+    }
+
+    private static func walk(_ root: String, relative: String, into found: inout [String]) throws(RoadSnapError) {
+        let dirPath = relative.isEmpty ? root : join(root, relative)
+        guard let dir = opendir(dirPath) else {
+            throw .unreadableFile(path: dirPath, reason: "the directory cannot be listed: \(errorText(errno))")
+        }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name == "." || name == ".." || name.hasPrefix(".") { continue }
+            names.append(name)
+        }
+        closedir(dir)
+        for name in names {
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            var info = stat()
+            guard lstat(join(root, rel), &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: try walk(root, relative: rel, into: &found)
+            case S_IFREG: found.append(rel)
+            case S_IFLNK:
+                // A link to a regular file counts as one (as FileManager's enumerator did); to a directory, not.
+                var target = stat()
+                if stat(join(root, rel), &target) == 0, (target.st_mode & S_IFMT) == S_IFREG { found.append(rel) }
+            default: continue
+            }
+        }
+    }
+
+    static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
+
+    /// Creates `path` and its missing parents (like `mkdir -p`).
+    static func makeDirectories(_ path: String) throws(RoadSnapError) {
+        if path.isEmpty || isDirectory(path) { return }
+        let parent = directoryName(path)
+        if parent != path { try makeDirectories(parent) }
+        if mkdir(path, 0o777) != 0, errno != EEXIST {
+            throw .unreadableFile(path: path, reason: "cannot create the directory: \(errorText(errno))")
+        }
+    }
+
+    /// The folder part of a path ("." for a bare name).
+    static func directoryName(_ path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        guard let slash = p.lastIndex(of: "/") else { return "." }
+        if slash == p.startIndex { return "/" }
+        return String(p[..<slash])
+    }
+
+    /// The last component of a path.
+    static func baseName(_ path: String) -> String {
+        var p = Substring(path)
+        while p.count > 1, p.hasSuffix("/") { p = p.dropLast() }
+        guard let slash = p.lastIndex(of: "/") else { return String(p) }
+        return String(p[p.index(after: slash)...])
+    }
+}
+
+/// Writes files atomically: into a temporary file beside the target (same folder, so the same file system), flushed
+/// with `fsync`, then renamed over the target, so readers never see a half-written output. Every failure (folder
+/// not creatable, disk full, rename refused) is an error naming the path; the temporary file is removed.
+public enum AtomicFile {
+    public static func write(_ text: String, to path: String) throws(RoadSnapError) {
+        var text = text
+        try text.withUTF8 { buffer in
+            Result { () throws(RoadSnapError) in try write(UnsafeRawBufferPointer(buffer), to: path) }
+        }.get()
+    }
+
+    public static func write(_ bytes: [UInt8], to path: String) throws(RoadSnapError) {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(RoadSnapError) in try write(buffer, to: path) }
+        }.get()
+    }
+
+    public static func write(_ bytes: UnsafeRawBufferPointer, to path: String) throws(RoadSnapError) {
+        func failure(_ what: String, _ code: Int32) -> RoadSnapError {
+            .unreadableFile(path: path, reason: "cannot write output: \(what)\(FileIO.errorText(code))")
+        }
+        let dir = FileIO.directoryName(path)
+        try FileIO.makeDirectories(dir)
+        var random = SystemRandomNumberGenerator()
+        let suffix = String(random.next() as UInt64, radix: 36)
+        let temp = FileIO.join(dir, ".\(FileIO.baseName(path)).\(getpid()).\(suffix).tmp")
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw failure("cannot create \(temp): ", errno) }
+        var written = 0
+        while written < bytes.count {
+            let n = posixWrite(fd, bytes.baseAddress! + written, bytes.count - written)
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                close(fd)
+                unlink(temp)
+                throw failure("", code)
+            }
+            written += n
+        }
+        if fsync(fd) != 0 {
+            let code = errno
+            close(fd)
+            unlink(temp)
+            throw failure("fsync: ", code)
+        }
+        if close(fd) != 0 {
+            let code = errno
+            unlink(temp)
+            throw failure("close: ", code)
+        }
+        if rename(temp, path) != 0 {
+            let code = errno
+            unlink(temp)
+            throw failure("rename: ", code)
+        }
+        // The rename itself is durable once the folder is flushed (best effort: some file systems refuse it).
+        let dirFD = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            _ = fsync(dirFD)
+            close(dirFD)
+        }
+    }
+}
+
+// Outside the enums, whose own `read`/`write` would shadow the POSIX calls.
+private func posixRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int { read(fd, buffer, count) }
+private func posixWrite(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
