@@ -38,8 +38,6 @@ while :; do
     [ "$more" = "$libs" ] && break
     libs=$more
 done
-# FoundationXML's C part is not named in any autolink entry (only while Foundation is still linked).
-if grep -qx -- -lFoundationXML <<< "$libs"; then libs=$(printf '%s\n-l_CFXMLInterface\n-lxml2\n' "$libs"); fi
 swift_archives=() system_libs=()
 for l in $libs; do
     a="$swift_static/lib${l#-l}.a"

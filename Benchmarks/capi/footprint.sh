@@ -7,27 +7,30 @@
 #  - start-up time (hyperfine) and peak RSS (rss_probe: wait4's ru_maxrss, median of runs) of a program printing
 #    rs_version() against an empty C program;
 #  - the dynamic symbols libroadsnap.so defines.
-# Release builds. Usage: Benchmarks/capi/footprint.sh [BASE_REV] (default 1c6c317). Needs hyperfine.
+# Release builds, each of a committed tree exported with `git archive` into FOOTPRINT_DIR (default
+# /tmp/roadsnap-footprint), so the repository's own .build is not touched. Usage:
+# Benchmarks/capi/footprint.sh [BASE_REV [AFTER_REV]] (defaults 1c6c317 and HEAD). Needs hyperfine.
 set -euo pipefail
 base=${1:-1c6c317}
 root=$(cd "$(dirname "$0")/../.." && pwd)
+after_rev=$(git -C "$root" rev-parse --short "${2:-HEAD}")
 work=${FOOTPRINT_DIR:-/tmp/roadsnap-footprint}
-before_src="$work/before-$base/src"
 before_prefix="$work/before-$base/prefix"
-after_prefix="$root/.build/footprint/prefix"
-out="$root/.build/footprint"
+after_prefix="$work/after-$after_rev/prefix"
+out="$work/report-$base-$after_rev"
 mkdir -p "$work" "$out"
 command -v hyperfine > /dev/null || { echo "footprint: hyperfine missing (apt-get install hyperfine)"; exit 1; }
 
-# ---- builds ------------------------------------------------------------------------------------------------------
-if [ ! -f "$before_prefix/lib/libroadsnap.so.1" ]; then
-    rm -rf "$before_src" && mkdir -p "$before_src"
-    git -C "$root" archive "$base" | tar -x -C "$before_src"
-    make -C "$before_src" install CAPI_CONFIG=release PREFIX="$before_prefix" > "$work/before-$base/build.log" 2>&1 \
-        || { echo "footprint: building $base failed, see $work/before-$base/build.log"; exit 1; }
-fi
-make -C "$root" --no-print-directory install CAPI_CONFIG=release PREFIX="$after_prefix" > "$out/build.log" 2>&1 \
-    || { echo "footprint: building this checkout failed, see $out/build.log"; exit 1; }
+# ---- builds (kept between runs) ------------------------------------------------------------------------------------
+build() {  # REV DIR
+    [ -f "$2/prefix/lib/libroadsnap.so.1" ] && return 0
+    rm -rf "$2/src" && mkdir -p "$2/src"
+    git -C "$root" archive "$1" | tar -x -C "$2/src"
+    make -C "$2/src" install CAPI_CONFIG=release PREFIX="$2/prefix" > "$2/build.log" 2>&1 \
+        || { echo "footprint: building $1 failed, see $2/build.log"; exit 1; }
+}
+build "$base" "$work/before-$base"
+build "$after_rev" "$work/after-$after_rev"
 
 cc -O2 "$root/Benchmarks/capi/rss_probe.c" -o "$out/rss_probe"
 cc -O2 "$root/Benchmarks/capi/empty.c" -o "$out/empty"
@@ -87,7 +90,7 @@ rss_empty=$(rss "$out/empty")
 
 get() { awk -v g="$2" '$1 == g { print $2 }' "$out/bytes-$1.txt"; }
 {
-echo "## libroadsnap footprint: $base (before) and $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD || echo '+changes') (after)"
+echo "## libroadsnap footprint: $base (before) and $after_rev (after)"
 echo
 echo "Bytes a device carries to run a C program linked to libroadsnap.so (ldd, links followed; libroadsnap stripped):"
 echo

@@ -17,8 +17,7 @@ extra=$(nm -D --defined-only "$so" | awk '$3 !~ /^rs_/' || true)
 [ -z "$extra" ] || fail "$so exports more than rs_:"$'\n'"$(echo "$extra" | head -20)"
 [ "$(nm -D --defined-only "$so" | awk '$3 ~ /^rs_/' | wc -l)" -ge 10 ] || fail "$so exports too few rs_ symbols"
 if readelf -d "$so" | grep -E 'RUNPATH|RPATH'; then fail "$so has a RUNPATH/RPATH"; fi
-# TEMPORARY: xml2 until Foundation (FoundationXML) leaves Sources/ (issue 10, branch lean).
-allowed='^(lib(geos_c|proj|simdjson|expat|z|bz2|xml2|stdc\+\+|m|gcc_s|c|pthread|dl)\.so|ld-linux)'
+allowed='^(lib(geos_c|proj|simdjson|expat|z|bz2|stdc\+\+|m|gcc_s|c|pthread|dl)\.so|ld-linux)'
 needed=$(readelf -d "$so" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p')
 for n in $needed; do
     grep -qE "$allowed" <<< "$n" || fail "$so needs $n (only GEOS, PROJ, simdjson, expat, zlib, bz2, C/C++ runtime)"
