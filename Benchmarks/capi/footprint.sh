@@ -34,6 +34,11 @@ build "$after_rev" "$work/after-$after_rev"
 
 cc -O2 "$root/Benchmarks/capi/rss_probe.c" -o "$out/rss_probe"
 cc -O2 "$root/Benchmarks/capi/empty.c" -o "$out/empty"
+# The same empty program loading what libroadsnap.so (after) needs, without libroadsnap: what the libraries under
+# it cost on their own.
+deps=$(readelf -d "$after_prefix/lib/libroadsnap.so.1" | sed -n 's/.*Shared library: \[lib\([^.]*\)\.so.*/-l\1/p' \
+    | grep -vxE -- '-l(c|ld-linux-x86-64|ld-linux-aarch64)' | paste -sd' ')
+cc -O2 "$root/Benchmarks/capi/empty.c" -o "$out/empty-deps" -Wl,--no-as-needed $deps
 for side in before after; do
     prefix=$before_prefix; [ $side = after ] && prefix=$after_prefix
     PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -O2 "$root/Benchmarks/capi/version.c" -o "$out/version-$side" \
@@ -43,8 +48,9 @@ for side in before after; do
 done
 
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
-proj_closure=$(ldd "$(ldconfig -p | awk '/libproj\.so\.[0-9]+ .*x86-64|libproj\.so\.[0-9]+ .*=>/ { print $NF; exit }')" \
-    | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | xargs -r -n1 readlink -f | sort -u)
+libproj=$(ldconfig -p | awk '/libproj\.so\.[0-9]+ .*=>/ { print $NF; exit }')
+proj_closure=$( { echo "$libproj"; ldd "$libproj" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'; } \
+    | xargs -r -n1 readlink -f | sort -u)
 direct_other='^lib(z|bz2|expat|simdjson)\.so'
 runtime='^(lib(c|m|stdc\+\+|gcc_s|pthread|dl|rt)\.so|ld-linux)'
 
@@ -82,10 +88,11 @@ done
 
 # ---- start-up and RSS ----------------------------------------------------------------------------------------------
 hyperfine -N --warmup 20 --runs 300 --export-csv "$out/startup.csv" \
-    -n empty "$out/empty" -n before "$out/version-before" -n after "$out/version-after" \
+    -n empty "$out/empty" -n deps "$out/empty-deps" -n before "$out/version-before" -n after "$out/version-after" \
     -n after-static "$out/version-after-static" > "$out/hyperfine.txt" 2>&1
 ms() { awk -F, -v n="$1" -v col="$2" '$1 == n { printf "%.2f", $col * 1000 }' "$out/startup.csv"; }
-rss() { "$out/rss_probe" 51 "$1" | awk '{ printf "%.1f", $1 / 1024 }'; }
+cpu() { awk -F, -v n="$1" '$1 == n { printf "%.2f", ($5 + $6) * 1000 }' "$out/startup.csv"; }
+rss() { "$out/rss_probe" 101 "$1" | awk '{ printf "%.1f", $1 / 1024 }'; }
 rss_empty=$(rss "$out/empty")
 
 get() { awk -v g="$2" '$1 == g { print $2 }' "$out/bytes-$1.txt"; }
@@ -122,21 +129,28 @@ echo
 echo "libroadsnap.so.1 on disk: before $(mb "$(cut -d' ' -f1 "$out/so-before.txt")") installed, $(mb "$(cut -d' ' -f2 "$out/so-before.txt")") stripped;"\
      "after $(mb "$(cut -d' ' -f1 "$out/so-after.txt")") installed, $(mb "$(cut -d' ' -f2 "$out/so-after.txt")") stripped."
 echo
-echo "Start-up of a program printing rs_version() (hyperfine, 300 runs after 20 warm-up; mean and median) and"\
-     "its peak RSS (median of 51 runs), against an empty C program:"
+echo "Start-up of a program printing rs_version() (hyperfine -N, 300 runs after 20 warm-up: median wall time and"\
+     "mean user+system CPU time) and its peak RSS (median of 101 runs), against an empty C program and against the"\
+     "same empty program linked to what libroadsnap.so needs (GEOS, PROJ, simdjson, expat, zlib, bz2, libstdc++;"\
+     "--no-as-needed):"
 echo
-echo "| program | mean ms | median ms | over empty (median) | peak RSS MB | over empty |"
-echo "|---|---:|---:|---:|---:|---:|"
-em=$(ms empty 4)
-for n in empty before after after-static; do
-    case $n in empty) p="$out/empty";; before) p="$out/version-before";; after) p="$out/version-after";;
-               after-static) p="$out/version-after-static";; esac
-    r=$( [ $n = empty ] && echo "$rss_empty" || rss "$p")
-    label=$n; case $n in before) label="rs_version, before (.so)";; after) label="rs_version, after (.so)";;
-                         after-static) label="rs_version, after (static archive)";; empty) label="empty C program";; esac
-    echo "| $label | $(ms $n 2) | $(ms $n 4) | $(awk -v a="$(ms $n 4)" -v e="$em" 'BEGIN { printf "%+.2f", a - e }') |"\
-         "$r | $(awk -v a="$r" -v e="$rss_empty" 'BEGIN { printf "%+.1f", a - e }') |"
+echo "| program | median ms | over empty | over deps | CPU ms | over deps | peak RSS MB | over empty | over deps |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+em=$(ms empty 4); dm=$(ms deps 4); dc=$(cpu deps)
+rss_deps=$(rss "$out/empty-deps")
+for n in empty deps before after after-static; do
+    case $n in empty) p="$out/empty";; deps) p="$out/empty-deps";; before) p="$out/version-before";;
+               after) p="$out/version-after";; after-static) p="$out/version-after-static";; esac
+    case $n in empty) r=$rss_empty;; deps) r=$rss_deps;; *) r=$(rss "$p");; esac
+    case $n in empty) label="empty C program";; deps) label="empty C program + libroadsnap's dependencies";;
+               before) label="rs_version, before (.so)";; after) label="rs_version, after (.so)";;
+               after-static) label="rs_version, after (static archive)";; esac
+    d() { awk -v a="$1" -v e="$2" -v f="$3" 'BEGIN { printf f, a - e }'; }
+    echo "| $label | $(ms $n 4) | $(d "$(ms $n 4)" "$em" %+.2f) | $(d "$(ms $n 4)" "$dm" %+.2f) | $(cpu $n) |"\
+         "$(d "$(cpu $n)" "$dc" %+.2f) | $r | $(d "$r" "$rss_empty" %+.1f) | $(d "$r" "$rss_deps" %+.1f) |"
 done
+echo
+echo "Load during the run (1-minute average): $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores."
 echo
 echo "Dynamic symbols libroadsnap.so defines (nm -D --defined-only):"
 echo
