@@ -1,4 +1,4 @@
-// RoadSnap benchmarks. Run with `swift run -c release Benchmarks [snap|match|route|navigation ...]`
+// RoadSnap benchmarks. Run with `swift run -c release Benchmarks [snap|match|route|navigation|capi|parse ...]`
 // (no argument runs all). Each prints per-fix figures (fixes/s, median and p99 ns/fix) after a warm-up.
 import RoadSnapCore
 import RoadSnapFormats
@@ -10,6 +10,7 @@ let suites: [(String, ([String]) throws -> Void)] = [
     ("route", RouteBenchmark.run),
     ("navigation", NavigationBenchmark.run),
     ("capi", CAPIBenchmark.run),
+    ("parse", ParseBenchmark.run),
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
 let chosen = requested.isEmpty ? suites.map(\.0) : requested.filter { r in suites.contains { $0.0 == r } }

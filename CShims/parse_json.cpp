@@ -266,7 +266,10 @@ void locate(rsc_json *out, const uint8_t *bytes, size_t len, error_code code, si
     case EMPTY: offset = 0; break;
     default: break;
     }
-    if (offset == SIZE_MAX && s.nul != SIZE_MAX) offset = s.nul;
+    if (offset == SIZE_MAX && s.nul != SIZE_MAX) {
+        offset = s.nul;
+        out->error = "a NUL byte outside a string";
+    }
     if (offset == SIZE_MAX) offset = ondemand_fault(bytes, len, max_depth);
     // Nesting too deep before the fault found (simdjson may call an unclosed deep document malformed first): the
     // depth is what to report.

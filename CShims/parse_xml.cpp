@@ -21,8 +21,8 @@ struct rsc_xml {
 
 namespace {
 
-// Namespace separator expat puts between a URI and a local name (a byte no XML name holds).
-constexpr char kSeparator = '\x1F';
+// Names are taken without their prefix (`gpxtpx:speed` is `speed`), as namespace processing would give them, but
+// without it: expat's namespace bookkeeping costs more than the rest of the walk, and GPX readers match local names.
 
 struct Walk {
     XML_Parser parser = nullptr;
@@ -55,10 +55,10 @@ uint64_t keep(rsc_xml *out, const char *bytes, size_t length) {
     return offset;
 }
 
-// The local name of an expat name (after the namespace separator when there is one).
+// The local name of a qualified name (after its prefix when there is one).
 const char *local_name(const char *name) {
-    const char *sep = std::strrchr(name, kSeparator);
-    return sep ? sep + 1 : name;
+    const char *colon = std::strchr(name, ':');
+    return colon ? colon + 1 : name;
 }
 
 void flush_text(Walk &w) {
@@ -94,6 +94,8 @@ void XMLCALL on_start(void *user, const XML_Char *name, const XML_Char **atts) {
         e.offset = keep(w.out, local, e.length);
         e.first_attribute = (uint32_t)w.out->attributes.size();
         for (const XML_Char **a = atts; a && a[0]; a += 2) {
+            // Namespace declarations are not attributes of the document's data.
+            if (std::strncmp(a[0], "xmlns", 5) == 0 && (a[0][5] == 0 || a[0][5] == ':')) continue;
             const char *attribute = local_name(a[0]);
             rsc_xml_attribute at{};
             at.name_length = (uint32_t)std::strlen(attribute);
@@ -185,7 +187,7 @@ bool is_truncation(XML_Error code) {
 extern "C" rsc_xml *rsc_xml_parse(const void *bytes, size_t length, uint32_t max_depth) {
     rsc_xml *out = new (std::nothrow) rsc_xml();
     if (!out) return nullptr;
-    XML_Parser parser = XML_ParserCreateNS(nullptr, kSeparator);
+    XML_Parser parser = XML_ParserCreate(nullptr);
     if (!parser) {
         delete out;
         return nullptr;

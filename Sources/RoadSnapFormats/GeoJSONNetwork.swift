@@ -20,8 +20,9 @@ public enum GeoJSONNetworkReader {
         return try RoadNetwork(ways: ways, sourceName: name, indexCacheRadius: indexCacheRadius)
     }
 
-    /// The roads of the document, before the network is built from them.
-    static func ways(bytes: [UInt8], name: String) throws(RoadSnapError) -> [RoadWay] {
+    /// The roads of the document, before the network is built from them (for tools that merge or filter roads, and
+    /// the parsing benchmark).
+    public static func ways(bytes: [UInt8], name: String) throws(RoadSnapError) -> [RoadWay] {
         let doc = try JSONInput.parse(bytes) { .invalidMap(path: name, reason: $0) }
         return try withExtendedLifetime(doc) { () throws(RoadSnapError) -> [RoadWay] in try ways(doc, name: name) }
     }

@@ -176,4 +176,32 @@ import RoadSnapCore
         #expect(GPSDClient.fix(fromReport: "{\"class\":\"TPV\",\"mode\":3,\"lat\":1\u{0},\"lon\":2}") == nil)
         #expect(GPSDClient.fix(fromReport: String(repeating: "[", count: 100_000) + "\"TPV\"") == nil)
     }
+
+    // ---- Mutations ----------------------------------------------------------------------------------------------
+
+    /// 1,500 copies of a real GPX and a real GeoJSON track with 1–8 bytes overwritten (by NUL, 0xFF, a lone
+    /// continuation byte, `<`, `&`, `"`, `[`, `{` or a random byte) read as a track or fail with an error naming the
+    /// file: none crashes (the process would die and the suite with it).
+    @Test func mutatedFilesAreReadOrRefusedWithoutCrashing() throws {
+        var rng = SplitMix64(seed: 10)
+        let specials: [UInt8] = [0x00, 0xFF, 0x80, 0x3C, 0x26, 0x22, 0x5B, 0x7B]
+        for file in ["gpx/newson-krumm-gpx11-garmin.gpx", "geojson/barefoot-x0001-015-points.geojson"] {
+            let original = try FileIO.read(path: FixturePaths.fixture(file))
+            let name = "mutated." + (file.hasSuffix(".gpx") ? "gpx" : "geojson")
+            var refused = 0
+            for _ in 0..<750 {
+                var bytes = original
+                for _ in 0..<(1 + Int(rng.next() % 8)) {
+                    let at = Int(rng.next() % UInt64(bytes.count))
+                    let pick = Int(rng.next() % UInt64(specials.count + 1))
+                    bytes[at] = pick < specials.count ? specials[pick] : UInt8(truncatingIfNeeded: rng.next())
+                }
+                if let error = Self.error(bytes: bytes, name: name) {
+                    refused += 1
+                    #expect(error.description.hasPrefix(name + ":"), "\(error)")
+                }
+            }
+            #expect(refused > 0, "\(file)")
+        }
+    }
 }

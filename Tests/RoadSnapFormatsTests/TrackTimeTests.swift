@@ -1,4 +1,5 @@
 import Testing
+import RoadSnapCore
 @testable import RoadSnapFormats
 
 @Suite struct TrackTimeTests {
@@ -31,5 +32,35 @@ import Testing
         #expect(TrackTime.parse(date: "17-Jan-2009", time: "20:45:25") == 1_232_225_125)
         #expect(TrackTime.parse(date: "2009/01/17", time: "20:45:25") == 1_232_225_125)
         #expect(TrackTime.parse(date: "17-Foo-2009", time: "20:45:25") == nil)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `MatchOutput.isoTime` (integer civil-date arithmetic since issue 10) against the `gmtime_r` formatting it replaced.
+@Suite struct ISOTimeFormatTests {
+    static func reference(_ t: Double) -> String {
+        guard t.isFinite, abs(t) < 1e11 else { return "" }
+        let whole = t.rounded(.down)
+        var millis = Int(((t - whole) * 1000).rounded())
+        var secs = time_t(whole)
+        if millis == 1000 { secs += 1; millis = 0 }
+        var parts = tm()
+        gmtime_r(&secs, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        var s = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
+            + "\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        if millis > 0 { s += "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis) }
+        return s + "Z"
+    }
+
+    @Test func matchesGmtimeFormatting() {
+        var values: [Double] = [0, -1, -0.5, 1_232_225_125, 1_232_225_125.25, 1_232_225_125.9996, 951_782_400,
+                                 4_102_444_800, -62_135_596_800, 1e11 - 1, .nan, .infinity, 1e12]
+        var rng = SplitMix64(seed: 10)
+        for _ in 0..<20_000 { values.append((rng.unit() - 0.3) * 5e9) }
+        for t in values { #expect(MatchOutput.isoTime(t) == Self.reference(t), "\(t)") }
     }
 }

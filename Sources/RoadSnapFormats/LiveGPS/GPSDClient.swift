@@ -2,8 +2,6 @@ import RoadSnapCore
 
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #endif
 
 /// A source of raw fixes for the navigation session: live (gpsd) or recorded (a track replayed in time).

@@ -136,22 +136,29 @@ enum GPXTrackReader {
             }
             seconds = parsed
         }
-        var numbers: [Double?] = [nil, nil, nil, nil, nil]
-        for (k, key) in [(ele, "ele"), (course, "course"), (speed, "speed"), (hdop, "hdop")] {
-            guard let v = values[k], !TrackNumber.trimmed(v.buffer).isEmpty else { continue }
+        // Fixed slots, no array per fix: ele, course, speed, hdop.
+        var numbers: (Double?, Double?, Double?, Double?) = (nil, nil, nil, nil)
+        func number(_ k: Int, _ key: String) -> Result<Double?, TrackValueError> {
+            guard let v = values[k], !TrackNumber.trimmed(v.buffer).isEmpty else { return .success(nil) }
             guard let n = TrackNumber.parse(v.buffer) else {
                 return .failure(TrackValueError("<\(key)> \"\(String(decoding: TrackNumber.trimmed(v.buffer), as: UTF8.self))\" is not a number"))
             }
-            numbers[k] = n
+            return .success(n)
         }
-        let accuracy = numbers[hdop].map { $0 * metresPerHDOP }
-        if let problem = TrackBuilder.checkOptional(course: numbers[course], speed: numbers[speed],
-                                                    altitude: numbers[ele], accuracy: accuracy)
+        switch (number(ele, "ele"), number(course, "course"), number(speed, "speed"), number(hdop, "hdop")) {
+        case let (.success(e), .success(c), .success(s), .success(h)): numbers = (e, c, s, h)
+        case let (.failure(problem), _, _, _), let (_, .failure(problem), _, _), let (_, _, .failure(problem), _),
+             let (_, _, _, .failure(problem)):
+            return .failure(problem)
+        }
+        let accuracy = numbers.3.map { $0 * metresPerHDOP }
+        if let problem = TrackBuilder.checkOptional(course: numbers.1, speed: numbers.2, altitude: numbers.0,
+                                                    accuracy: accuracy)
         {
             return .failure(problem)
         }
-        return .success(Fix(coordinate: coordinate, time: seconds, course: numbers[course].map(normalisedCourse),
-                            speed: numbers[speed], altitude: numbers[ele], horizontalAccuracy: accuracy))
+        return .success(Fix(coordinate: coordinate, time: seconds, course: numbers.1.map(normalisedCourse),
+                            speed: numbers.2, altitude: numbers.0, horizontalAccuracy: accuracy))
     }
 }
 

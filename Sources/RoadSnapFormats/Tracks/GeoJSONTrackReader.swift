@@ -259,6 +259,12 @@ enum GeoJSONTrackReader {
         switch doc.kind(value) {
         case .null: return .success(nil)
         case .string:
+            // ISO 8601 straight from the document's bytes (no String per fix); other spellings through String.
+            if let b = doc.bytes(value) {
+                let t = TrackNumber.trimmed(b.buffer)
+                if t.isEmpty { return .success(nil) }
+                if let seconds = TrackTime.parseISO8601(bytes: t) { return .success(seconds) }
+            }
             let s = doc.string(value) ?? ""
             if s.trimmingSpaces.isEmpty { return .success(nil) }
             guard let t = TrackTime.parse(s) else { return .failure(TrackValueError("time \"\(s)\" is not ISO 8601 or epoch")) }
