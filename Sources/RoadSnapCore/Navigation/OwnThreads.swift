@@ -124,16 +124,14 @@ final class SerialWorker: Sendable {
     /// Queues `job`; if no thread can be started, runs it on the calling thread.
     func async(_ job: @escaping @Sendable () -> Void) {
         let core = self.core
-        let started: Bool = core.signal.locked {
-            core.jobs.append(job)
+        let queued: Bool = core.signal.locked {
             if core.thread == nil { core.thread = startThread { core.run() } }
+            guard core.thread != nil else { return false }
+            core.jobs.append(job)
             core.signal.signal()
-            return core.thread != nil
+            return true
         }
-        if !started {
-            core.signal.locked { _ = core.jobs.popLast() }
-            job()
-        }
+        if !queued { job() }
     }
 
     /// Runs `body` on the worker's thread after the jobs queued before it, and waits for it (tests hold the
