@@ -4,8 +4,9 @@
 #  - bytes: the program's libraries (ldd, links followed to the files), split into libroadsnap itself, the Swift
 #    runtime and Foundation (and what only they pull in), GEOS, PROJ with what Debian's PROJ pulls in, the other
 #    libraries libroadsnap needs (zlib, bz2, expat, simdjson), and the C/C++ runtime;
-#  - start-up time (hyperfine) and peak RSS (rss_probe: wait4's ru_maxrss, median of runs) of a program printing
-#    rs_version() against an empty C program;
+#  - start-up wall and CPU time and peak RSS of a program printing rs_version() against an empty C program and
+#    against one linked to libroadsnap's dependencies only (startup_probe: runs interleaved round by round, medians;
+#    hyperfine's figures for the same programs, run one after the other, are kept beside the report);
 #  - the dynamic symbols libroadsnap.so defines.
 # Release builds, each of a committed tree exported with `git archive` into FOOTPRINT_DIR (default
 # /tmp/roadsnap-footprint), so the repository's own .build is not touched. Usage:
@@ -32,7 +33,7 @@ build() {  # REV DIR
 build "$base" "$work/before-$base"
 build "$after_rev" "$work/after-$after_rev"
 
-cc -O2 "$root/Benchmarks/capi/rss_probe.c" -o "$out/rss_probe"
+cc -O2 "$root/Benchmarks/capi/startup_probe.c" -o "$out/startup_probe"
 cc -O2 "$root/Benchmarks/capi/empty.c" -o "$out/empty"
 # The same empty program loading what libroadsnap.so (after) needs, without libroadsnap: what the libraries under
 # it cost on their own.
@@ -87,13 +88,14 @@ for side in before after; do
 done
 
 # ---- start-up and RSS ----------------------------------------------------------------------------------------------
+load=$(cut -d' ' -f1 /proc/loadavg)
 hyperfine -N --warmup 20 --runs 300 --export-csv "$out/startup.csv" \
     -n empty "$out/empty" -n deps "$out/empty-deps" -n before "$out/version-before" -n after "$out/version-after" \
     -n after-static "$out/version-after-static" > "$out/hyperfine.txt" 2>&1
-ms() { awk -F, -v n="$1" -v col="$2" '$1 == n { printf "%.2f", $col * 1000 }' "$out/startup.csv"; }
-cpu() { awk -F, -v n="$1" '$1 == n { printf "%.2f", ($5 + $6) * 1000 }' "$out/startup.csv"; }
-rss() { "$out/rss_probe" 101 "$1" | awk '{ printf "%.1f", $1 / 1024 }'; }
-rss_empty=$(rss "$out/empty")
+hf() { awk -F, -v n="$1" '$1 == n { printf "%.2f", $4 * 1000 }' "$out/startup.csv"; }
+"$out/startup_probe" 301 "$out/empty" "$out/empty-deps" "$out/version-before" "$out/version-after" \
+    "$out/version-after-static" > "$out/probe.txt"
+probe() { awk -v p="$out/$1" -v c="$2" '$1 == p { print $c }' "$out/probe.txt"; }
 
 get() { awk -v g="$2" '$1 == g { print $2 }' "$out/bytes-$1.txt"; }
 {
@@ -129,28 +131,29 @@ echo
 echo "libroadsnap.so.1 on disk: before $(mb "$(cut -d' ' -f1 "$out/so-before.txt")") installed, $(mb "$(cut -d' ' -f2 "$out/so-before.txt")") stripped;"\
      "after $(mb "$(cut -d' ' -f1 "$out/so-after.txt")") installed, $(mb "$(cut -d' ' -f2 "$out/so-after.txt")") stripped."
 echo
-echo "Start-up of a program printing rs_version() (hyperfine -N, 300 runs after 20 warm-up: median wall time and"\
-     "mean user+system CPU time) and its peak RSS (median of 101 runs), against an empty C program and against the"\
-     "same empty program linked to what libroadsnap.so needs (GEOS, PROJ, simdjson, expat, zlib, bz2, libstdc++;"\
-     "--no-as-needed):"
+echo "Start-up of a program printing rs_version() against an empty C program and against the same empty program"\
+     "linked (--no-as-needed) to what libroadsnap.so needs (GEOS, PROJ, simdjson, expat, zlib, bz2, libstdc++):"\
+     "startup_probe, 301 runs of each after 3 warm-up rounds, interleaved round by round; medians of wall time,"\
+     "user+system CPU time and peak RSS. Last column: hyperfine -N median (300 runs, programs one after another)."
 echo
-echo "| program | median ms | over empty | over deps | CPU ms | over deps | peak RSS MB | over empty | over deps |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-em=$(ms empty 4); dm=$(ms deps 4); dc=$(cpu deps)
-rss_deps=$(rss "$out/empty-deps")
+echo "| program | wall ms | over empty | over deps | CPU ms | over deps | peak RSS MB | over empty | over deps | hyperfine ms |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+d() { awk -v a="$1" -v e="$2" -v f="$3" 'BEGIN { printf f, a - e }'; }
+mbk() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+ew=$(probe empty 2); dw=$(probe empty-deps 2); dc=$(probe empty-deps 3)
+er=$(mbk "$(probe empty 4)"); dr=$(mbk "$(probe empty-deps 4)")
 for n in empty deps before after after-static; do
-    case $n in empty) p="$out/empty";; deps) p="$out/empty-deps";; before) p="$out/version-before";;
-               after) p="$out/version-after";; after-static) p="$out/version-after-static";; esac
-    case $n in empty) r=$rss_empty;; deps) r=$rss_deps;; *) r=$(rss "$p");; esac
-    case $n in empty) label="empty C program";; deps) label="empty C program + libroadsnap's dependencies";;
-               before) label="rs_version, before (.so)";; after) label="rs_version, after (.so)";;
-               after-static) label="rs_version, after (static archive)";; esac
-    d() { awk -v a="$1" -v e="$2" -v f="$3" 'BEGIN { printf f, a - e }'; }
-    echo "| $label | $(ms $n 4) | $(d "$(ms $n 4)" "$em" %+.2f) | $(d "$(ms $n 4)" "$dm" %+.2f) | $(cpu $n) |"\
-         "$(d "$(cpu $n)" "$dc" %+.2f) | $r | $(d "$r" "$rss_empty" %+.1f) | $(d "$r" "$rss_deps" %+.1f) |"
+    case $n in empty) f=empty; label="empty C program";;
+               deps) f=empty-deps; label="empty C program + libroadsnap's dependencies";;
+               before) f=version-before; label="rs_version, before (.so)";;
+               after) f=version-after; label="rs_version, after (.so)";;
+               after-static) f=version-after-static; label="rs_version, after (static archive)";; esac
+    w=$(probe $f 2); c=$(probe $f 3); r=$(mbk "$(probe $f 4)")
+    echo "| $label | $(printf %.2f "$w") | $(d "$w" "$ew" %+.2f) | $(d "$w" "$dw" %+.2f) | $(printf %.2f "$c") |"\
+         "$(d "$c" "$dc" %+.2f) | $r | $(d "$r" "$er" %+.1f) | $(d "$r" "$dr" %+.1f) | $(hf $n) |"
 done
 echo
-echo "Load during the run (1-minute average): $(cut -d' ' -f1 /proc/loadavg) on $(nproc) cores."
+echo "Load when the timing started (1-minute average): $load on $(nproc) cores."
 echo
 echo "Dynamic symbols libroadsnap.so defines (nm -D --defined-only):"
 echo
