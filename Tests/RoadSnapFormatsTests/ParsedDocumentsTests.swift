@@ -67,4 +67,21 @@ import RoadSnapCore
         #expect(error.openElements == ["gpx", "trk", "name"])
         #expect(error.line == 3)
     }
+
+    @Test func latin1AndWindows1252DocumentsAreReadAsUTF8() throws {
+        for (encoding, byte, expected) in [("ISO-8859-1", UInt8(0xE9), "é"), ("windows-1252", UInt8(0x80), "€")] {
+            let bytes = Array("<?xml version=\"1.0\" encoding=\"\(encoding)\"?><gpx><name>".utf8) + [byte]
+                + Array("</name></gpx>".utf8)
+            let list = try bytes.withUnsafeBytes { raw in
+                Result { () throws(RoadSnapError) in try XMLEventList(bytes: raw) }
+            }.get()
+            #expect(list.error == nil, "\(encoding)")
+            #expect(list.count == 5 && list[2].bytes.string == expected, "\(encoding)")
+        }
+        let unknown = Array("<?xml version=\"1.0\" encoding=\"x-made-up\"?><gpx/>".utf8)
+        let list = try unknown.withUnsafeBytes { raw in
+            Result { () throws(RoadSnapError) in try XMLEventList(bytes: raw) }
+        }.get()
+        #expect(list.error?.message == "unknown encoding")
+    }
 }
