@@ -22,6 +22,9 @@ import RoadSnapCore
         #expect(doc.member(0, "missing") == nil && doc.member(a, "a") == nil)
         #expect(Array(doc.memberKeys(0)).compactMap { doc.string($0) } == ["a", "s", "n", "t", "o", "z"])
         #expect(doc.next(after: 0) == doc.count)
+        // A repeated key: the last value, as JSONSerialization's dictionary kept it.
+        let twice = try Self.json(#"{"k":1,"x":[2],"k":3}"#)
+        #expect(twice.member(0, "k").flatMap { twice.number($0) } == 3)
     }
 
     @Test func jsonErrorsCarryMessageAndPosition() throws {
