@@ -314,7 +314,9 @@ extern "C" rsc_json *rsc_json_parse(const void *bytes, size_t length, uint32_t m
             locate(out, b, length, code, depth);
             return out;
         }
-        out->nodes.reserve(length / 8 + 16);
+        // Reserved generously: untouched pages cost nothing, growing would copy (a node per ~8 bytes at most).
+        out->nodes.reserve(length / 4 + 16);
+        out->text.reserve(length + 64);
         emit(root, out);
     } catch (...) {
         out->nodes.clear();

@@ -177,6 +177,23 @@ int XMLCALL on_external_entity(XML_Parser parser, const XML_Char *, const XML_Ch
     return XML_STATUS_ERROR;  // never load anything from outside the document
 }
 
+// Encodings expat does not know itself but GPX files declare: windows-1252 (Latin-1 with printable characters in
+// 0x80-0x9F). Single-byte, so the map is all expat needs.
+int XMLCALL on_unknown_encoding(void *, const XML_Char *name, XML_Encoding *info) {
+    static const int cp1252_high[32] = {0x20AC, -1,     0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
+                                        0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, -1,     0x017D, -1,
+                                        -1,     0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+                                        0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, -1,     0x017E, 0x0178};
+    std::string n;
+    for (const char *c = name; *c; c++) n += (char)(*c >= 'A' && *c <= 'Z' ? *c + 32 : *c);
+    if (n != "windows-1252" && n != "cp1252" && n != "x-cp1252") return XML_STATUS_ERROR;
+    for (int i = 0; i < 256; i++) info->map[i] = i >= 0x80 && i < 0xA0 ? cp1252_high[i - 0x80] : i;
+    info->data = nullptr;
+    info->convert = nullptr;
+    info->release = nullptr;
+    return XML_STATUS_OK;
+}
+
 bool is_truncation(XML_Error code) {
     return code == XML_ERROR_NO_ELEMENTS || code == XML_ERROR_UNCLOSED_TOKEN || code == XML_ERROR_PARTIAL_CHAR ||
            code == XML_ERROR_UNCLOSED_CDATA_SECTION;
@@ -197,14 +214,18 @@ extern "C" rsc_xml *rsc_xml_parse(const void *bytes, size_t length, uint32_t max
     w.out = out;
     w.max_depth = max_depth ? max_depth : 256;
     try {
-        out->events.reserve(length / 24 + 16);
-        out->text.reserve(length / 2 + 64);
+        // Generous reservations cost nothing until touched (no page is faulted in before it is written), and spare
+        // the copies of growing: a GPX point is about 8 events and 2 attributes per 100 bytes.
+        out->events.reserve(length / 8 + 16);
+        out->attributes.reserve(length / 32 + 16);
+        out->text.reserve(length + 64);
         XML_SetUserData(parser, &w);
         XML_SetElementHandler(parser, on_start, on_end);
         XML_SetCharacterDataHandler(parser, on_text);
         XML_SetEntityDeclHandler(parser, on_entity_declaration);
         XML_SetExternalEntityRefHandler(parser, on_external_entity);
         XML_SetParamEntityParsing(parser, XML_PARAM_ENTITY_PARSING_NEVER);
+        XML_SetUnknownEncodingHandler(parser, on_unknown_encoding, nullptr);
         // Fed in pieces: expat takes int lengths, and a streaming parser need not see the whole file at once.
         const char *p = static_cast<const char *>(bytes);
         const size_t chunk = 1 << 20;

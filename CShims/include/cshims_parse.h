@@ -22,6 +22,8 @@ extern "C" {
  * XML through libexpat: the document as a list of events (start tag, end tag, text) in document order.
  *  - Names are local names: a prefix is dropped (`gpxtpx:speed` gives `speed`) and `xmlns` declarations are not
  *    listed as attributes; namespace URIs are not resolved.
+ *  - Input in UTF-8, UTF-16, ISO-8859-1, US-ASCII (expat's own) or windows-1252, as the XML declaration says;
+ *    names and texts are handed out as UTF-8.
  *  - Text is the character data of an element up to the next tag, entities decoded; text that is only white space
  *    (space, tab, CR, LF) is left out.
  *  - Safe for untrusted input: entity declarations (the billion-laughs attack) and external entities are refused

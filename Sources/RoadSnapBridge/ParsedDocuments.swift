@@ -222,16 +222,18 @@ public final class JSONNodes {
     /// A string node's text, nil for other kinds.
     @inlinable public func string(_ i: Int) -> String? { bytes(i)?.string }
 
-    /// The value of member `key` of object `i`, nil when `i` is not an object or lacks it.
+    /// The value of member `key` of object `i`, nil when `i` is not an object or lacks it. A key given twice gives
+    /// its last value, as a dictionary built from the object would hold.
     @inlinable public func member(_ i: Int, _ key: StaticString) -> Int? {
         guard kind(i) == .object else { return nil }
         var k = i + 1
         let end = next(after: i)
+        var found: Int?
         while k < end {
-            if let b = bytes(k), b.equals(key) { return k + 1 }
+            if let b = bytes(k), b.equals(key) { found = k + 1 }
             k = next(after: k + 1)
         }
-        return nil
+        return found
     }
 
     /// The elements of array `i` in order (none when `i` is not an array); allocates nothing.

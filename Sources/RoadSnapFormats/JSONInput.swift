@@ -5,6 +5,9 @@ import RoadSnapCore
 enum JSONInput {
     /// Parses `bytes`; a malformed document throws `error(name, message)` with the fault's position in the message.
     static func parse(_ bytes: [UInt8], fault: (String) -> RoadSnapError) throws(RoadSnapError) -> JSONNodes {
+        var bytes = bytes
+        // A UTF-8 byte order mark (some Windows tools write one) reads as white space, keeping positions.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.replaceSubrange(0..<3, with: [32, 32, 32]) }
         let parsed = bytes.withUnsafeBytes { raw in Result { () throws(RoadSnapError) in try JSONNodes(bytes: raw) } }
         let document = try parsed.get()
         if let error = document.error { throw fault("not valid JSON: \(describe(error))") }

@@ -172,6 +172,13 @@ import RoadSnapCore
         #expect(refused == (bytes.count - 1 + step - 1) / step)
     }
 
+    @Test func byteOrderMarksAreAccepted() throws {
+        let json = [0xEF, 0xBB, 0xBF] + Array(#"{"type":"LineString","coordinates":[[11.5,48.1],[11.6,48.2]]}"#.utf8)
+        #expect(try TrackReader.read(bytes: json, name: "bom.geojson", format: nil).fixes.count == 2)
+        let gpx = [0xEF, 0xBB, 0xBF] + Array(#"<gpx><trk><trkseg><trkpt lat="48.1" lon="11.5"/></trkseg></trk></gpx>"#.utf8)
+        #expect(try TrackReader.read(bytes: gpx, name: "bom.gpx", format: nil).fixes.count == 1)
+    }
+
     @Test func gpsdLinesWithBadBytesAreIgnored() {
         #expect(GPSDClient.fix(fromReport: "{\"class\":\"TPV\",\"mode\":3,\"lat\":1\u{0},\"lon\":2}") == nil)
         #expect(GPSDClient.fix(fromReport: String(repeating: "[", count: 100_000) + "\"TPV\"") == nil)
