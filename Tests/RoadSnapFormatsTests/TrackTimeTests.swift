@@ -64,3 +64,34 @@ import Glibc
         for t in values { #expect(MatchOutput.isoTime(t) == Self.reference(t), "\(t)") }
     }
 }
+
+/// Number parsing from bytes: the fast path gives exactly what `Double(_:)` gives.
+@Suite struct TrackNumberTests {
+    static func parse(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { TrackNumber.parse($0) }
+    }
+
+    @Test func plainDecimalsMatchSwiftsParser() {
+        var texts = ["47.66748333", "-122.1070833", "0", "-0", "+5", "1.", ".5", "0.000123", "123456789012345",
+                     "1234567890123456", "0.1", "99.688", "1e5", "1.5E-3", "nan", "inf", "12a", ".", "-", "",
+                     " 47.5 ", "0.0000000000000000000001", "0.00000000000000000000001", "9007199254740993"]
+        var rng = SplitMix64(seed: 7)
+        for _ in 0..<50_000 {
+            let digits = 1 + Int(rng.next() % 17)
+            var s = rng.next() % 2 == 0 ? "-" : ""
+            let pointAt = Int(rng.next() % UInt64(digits + 1))
+            for k in 0..<digits {
+                if k == pointAt { s += "." }
+                s += String(rng.next() % 10)
+            }
+            texts.append(s)
+        }
+        for t in texts {
+            let expected = Double(t.trimmingSpaces)
+            let got = Self.parse(t)
+            #expect(got == expected || (got?.isNaN == true && expected?.isNaN == true), "\(t)")
+            if let got, let expected, got == 0 { #expect(got.sign == expected.sign, "\(t)") }
+        }
+    }
+}

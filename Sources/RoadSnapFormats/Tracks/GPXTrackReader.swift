@@ -182,7 +182,42 @@ enum TrackNumber {
     static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
         let t = trimmed(b)
         guard !t.isEmpty, t.count < 64 else { return nil }
+        if let exact = plainDecimal(t) { return exact }
         // Up to 15 bytes make a small String, which does not allocate.
         return Double(String(decoding: t, as: UTF8.self))
+    }
+
+    /// Exact powers of ten as doubles (10^0 ... 10^22 are all representable).
+    private static let powersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+                                                1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+
+    /// Clinger's fast path for the common case of a coordinate: `[-+]digits[.digits]` with at most 15 significant
+    /// digits and at most 22 after the point is exactly `m / 10^k`, one correctly rounded division, the same double
+    /// `Double(_:)` gives. Nil for anything else (exponents, more digits, letters), which takes the general path.
+    static func plainDecimal(_ t: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        var negative = false
+        if t[0] == UInt8(ascii: "-") { negative = true; i = 1 } else if t[0] == UInt8(ascii: "+") { i = 1 }
+        var mantissa: UInt64 = 0
+        var significant = 0, fraction = 0
+        var point = false, anyDigit = false
+        while i < t.count {
+            let c = t[i]
+            if c >= 48, c <= 57 {
+                if significant > 0 || c != 48 { significant += 1 }
+                guard significant <= 15 else { return nil }
+                mantissa = mantissa * 10 + UInt64(c - 48)
+                if point { fraction += 1 }
+                anyDigit = true
+            } else if c == UInt8(ascii: "."), !point {
+                point = true
+            } else {
+                return nil
+            }
+            i += 1
+        }
+        guard anyDigit, fraction <= 22 else { return nil }
+        let value = Double(mantissa) / powersOfTen[fraction]
+        return negative ? -value : value
     }
 }
