@@ -41,6 +41,8 @@ public final class SegmentIndex: @unchecked Sendable {
     let handle: OpaquePointer
     /// The largest radius answered from the cell cache; larger radii query the STRtree directly.
     public let cacheRadius: Double
+    /// Keeps borrowed arrays (a compiled map's mapping) alive; nil when the index owns copies.
+    private let owner: MemoryOwner?
 
     /// Segment `i` runs from (ax[i], ay[i]) to (bx[i], by[i]) in metres, belongs to edge `edge[i]` and starts
     /// `offset[i]` metres along it; one entry of `directions` per edge.
@@ -57,6 +59,27 @@ public final class SegmentIndex: @unchecked Sendable {
         guard let h else { throw .geometry(messageFrom(err)) }
         handle = h
         self.cacheRadius = cacheRadius
+        owner = nil
+    }
+
+    /// An index reading the arrays of `view` in place (no copy; the STRtree for radii above the cache radius is
+    /// built on first such query); `owner` keeps them alive.
+    public init(borrowing view: rsc_index_view, owner: MemoryOwner) throws(RoadSnapError) {
+        var err = [CChar](repeating: 0, count: 256)
+        var v = view
+        guard let h = rsc_index_borrow(&v, &err, err.count) else { throw .geometry(messageFrom(err)) }
+        handle = h
+        cacheRadius = view.cache_radius
+        self.owner = owner
+    }
+
+    /// The index's arrays (pointers valid while the index lives), for writing a compiled map.
+    public func exportView() throws(RoadSnapError) -> rsc_index_view {
+        var v = rsc_index_view()
+        guard rsc_index_export(handle, &v) == RSC_OK else {
+            throw .internalError("a borrowed segment index cannot be exported again; compile from the source map")
+        }
+        return v
     }
 
     deinit { rsc_index_destroy(handle) }

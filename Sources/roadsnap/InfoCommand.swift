@@ -10,6 +10,14 @@ enum InfoCommand {
         let network = try MapLoader.load(path: path)
         let seconds = monotonicSeconds() - t0
         var out = "map: \(path)\n"
+        if let source = CompiledMap.source(of: network) {
+            out += "compiled from: \(source.path)\n"
+            switch CompiledMap.isStale(network) {
+            case true?: out += "source: STALE - \(source.path) changed since it was compiled; run roadsnap compile again\n"
+            case false?: out += "source: unchanged since compiled\n"
+            case nil: out += "source: cannot be checked (not found or compiled from memory)\n"
+            }
+        }
         out += "nodes: \(network.nodes.count)\nedges: \(network.edges.count)\n"
         out += "segments: \(network.index.segmentCount)\n"
         out += "turn restrictions: \(network.turnRestrictions.count)\n"

@@ -7,20 +7,20 @@
 final class ContractionHierarchy: Sendable {
     let nodeCount: Int
     /// Upward links `v -> w` (rank w > rank v): `upTarget[upStart[v] ..< upStart[v + 1]]`.
-    let upStart: [Int32]
-    let upTarget: [Int32]
-    let upCost: [Int32]
-    let upLink: [Int32]
+    let upStart: MappedArray<Int32>
+    let upTarget: MappedArray<Int32>
+    let upCost: MappedArray<Int32>
+    let upLink: MappedArray<Int32>
     /// Downward links seen from below: `u -> v` with rank u > rank v, listed at `v`.
-    let downStart: [Int32]
-    let downSource: [Int32]
-    let downCost: [Int32]
-    let downLink: [Int32]
+    let downStart: MappedArray<Int32>
+    let downSource: MappedArray<Int32>
+    let downCost: MappedArray<Int32>
+    let downLink: MappedArray<Int32>
     /// Every link (original turns and shortcuts): tail, head, and the two halves of shortcuts (-1 for turns).
-    let linkTail: [Int32]
-    let linkHead: [Int32]
-    let linkFirst: [Int32]
-    let linkSecond: [Int32]
+    let linkTail: MappedArray<Int32>
+    let linkHead: MappedArray<Int32>
+    let linkFirst: MappedArray<Int32>
+    let linkSecond: MappedArray<Int32>
     /// Number of shortcuts added.
     let shortcutCount: Int
     /// Nodes left uncontracted (searched by plain bidirectional Dijkstra).
@@ -69,9 +69,24 @@ final class ContractionHierarchy: Sendable {
                 dsrc[k] = c.tail[l]; dc[k] = c.cost[l]; dl[k] = Int32(l)
             }
         }
-        upStart = us; upTarget = ut; upCost = uc; upLink = ul
-        downStart = ds; downSource = dsrc; downCost = dc; downLink = dl
-        linkTail = c.tail; linkHead = c.head; linkFirst = c.first; linkSecond = c.second
+        upStart = MappedArray(us); upTarget = MappedArray(ut); upCost = MappedArray(uc); upLink = MappedArray(ul)
+        downStart = MappedArray(ds); downSource = MappedArray(dsrc); downCost = MappedArray(dc); downLink = MappedArray(dl)
+        linkTail = MappedArray(c.tail); linkHead = MappedArray(c.head)
+        linkFirst = MappedArray(c.first); linkSecond = MappedArray(c.second)
+    }
+
+    /// A hierarchy read from stored arrays (a compiled map): `arrays` in the order of `storedArrays`.
+    init(nodeCount: Int, shortcutCount: Int, coreSize: Int, arrays a: [MappedArray<Int32>]) {
+        self.nodeCount = nodeCount; self.shortcutCount = shortcutCount; self.coreSize = coreSize
+        upStart = a[0]; upTarget = a[1]; upCost = a[2]; upLink = a[3]
+        downStart = a[4]; downSource = a[5]; downCost = a[6]; downLink = a[7]
+        linkTail = a[8]; linkHead = a[9]; linkFirst = a[10]; linkSecond = a[11]
+    }
+
+    /// The query-time arrays, in the order `init(nodeCount:shortcutCount:coreSize:arrays:)` takes them.
+    var storedArrays: [MappedArray<Int32>] {
+        [upStart, upTarget, upCost, upLink, downStart, downSource, downCost, downLink, linkTail, linkHead, linkFirst,
+         linkSecond]
     }
 
     /// Cheapest path between the ends (same costs as `TurnDijkstra.route`), or nil.

@@ -31,7 +31,7 @@ public final class Router: Sendable {
         self.algorithm = algorithm
         self.drivingSide = drivingSide ?? DrivingSide.at(network.frameCenter)
         self.waypointRadius = waypointRadius
-        geometry = ArcGeometry(network: network)
+        geometry = CompiledMap.storedGeometry(of: network) ?? ArcGeometry(network: network)
         for o in options { _ = profile(o) }
     }
 
@@ -122,9 +122,16 @@ public final class Router: Sendable {
     func profile(_ options: RoutingOptions) -> PreparedProfile {
         let key = (options.avoidsHighways ? 1 : 0) | (options.avoidsTolls ? 2 : 0) | (options.avoidsFerries ? 4 : 0)
         if let p = profiles.withLock({ $0[key] }) { return p }
-        let graph = TurnGraph(network: network, geometry: geometry, options: options, drivingSide: drivingSide)
-        let ch = algorithm == .contractionHierarchy ? ContractionHierarchy(graph: graph) : nil
-        let prepared = PreparedProfile(graph: graph, hierarchy: ch)
+        let prepared: PreparedProfile
+        if key == 0, algorithm == .contractionHierarchy,
+           let stored = CompiledMap.storedProfile(of: network, drivingSide: drivingSide)
+        {
+            prepared = stored  // the default options' hierarchy, read in place from a compiled map
+        } else {
+            let graph = TurnGraph(network: network, geometry: geometry, options: options, drivingSide: drivingSide)
+            let ch = algorithm == .contractionHierarchy ? ContractionHierarchy(graph: graph) : nil
+            prepared = PreparedProfile(graph: graph, hierarchy: ch)
+        }
         return profiles.withLock { table in
             if let p = table[key] { return p }
             table[key] = prepared
