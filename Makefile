@@ -83,8 +83,10 @@ capi-test: deps
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_api.c -o $(CAPI_TEST_DIR)/test_api_static $$(pkg-config --cflags --libs roadsnap-static); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/leak_canary.c -o $(CAPI_TEST_DIR)/leak_canary $$(pkg-config --cflags --libs roadsnap); \
 	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
-	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR)
-	$(CAPI_TEST_DIR)/test_api_static $(CURDIR)
+	$(SWIFT) build --product roadsnap
+	.build/debug/roadsnap compile --map Tests/RoadSnapCoreTests/Fixtures/osm/issue-70.osm.gz --out $(CAPI_TEST_DIR)/issue-70.rsmap
+	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
+	$(CAPI_TEST_DIR)/test_api_static $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
 	$(VALGRIND) $(CAPI_TEST_DIR)/snap_and_match $(SAMPLE_MAP) $(SAMPLE_TRACK) $(CAPI_TEST_DIR)/sample.matched.geojson
 	@head -c 14 $(CAPI_TEST_DIR)/sample.matched.geojson | grep -q '^{"features":\[' || { echo "snap_and_match wrote no GeoJSON"; exit 1; }
 	$(CAPI_TEST_DIR)/navigate $(SAMPLE_MAP) 47.5819,-122.1123 47.5779,-122.1712

@@ -299,12 +299,18 @@ public final class CompiledMapFile: @unchecked Sendable {
     private let sectionNames: [UInt32: String]
     private func name(of id: UInt32) -> String { sectionNames[id] ?? "unknown" }
 
+    /// Bytes of each section, by id.
+    public var sectionSizes: [UInt32: Int] { sections.mapValues { Int($0.count) * Int($0.element_size) } }
+
     /// Whether the file has section `id`.
     public func has(_ id: UInt32) -> Bool { sections[id] != nil }
 
-    /// Section `id` as an array of `T`, read in place (verified first when verification is lazy).
-    public func array<T>(_ id: UInt32, of: T.Type = T.self) throws(RoadSnapError) -> MappedArray<T> {
-        try verify(id)
+    /// Section `id` as an array of `T`, read in place; verified first (once) unless `verify` is false (the
+    /// caller then verifies it before the contents are used).
+    public func array<T>(_ id: UInt32, of: T.Type = T.self, verify check: Bool = true) throws(RoadSnapError)
+        -> MappedArray<T>
+    {
+        if check { try verify(id) }
         guard let s = sections[id] else { throw .invalidMap(path: path, reason: "compiled map has no section \(id)") }
         guard Int(s.element_size) == MemoryLayout<T>.stride else {
             throw .invalidMap(path: path, reason: "compiled map section \(id) (\(name(of: id))) has \(s.element_size)-byte elements, expected \(MemoryLayout<T>.stride)")

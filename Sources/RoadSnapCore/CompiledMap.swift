@@ -147,8 +147,9 @@ public enum CompiledMap {
     }
 
     /// Opens a compiled map file. `verification` `.all` checksums every section now; `.lazy` checksums the
-    /// network, graph and index sections now and the routing sections when a router first reads them (a corrupt
-    /// routing section is then rebuilt from the network instead).
+    /// network and graph sections now, the segment index's when the first query context (`Snapper`, matcher,
+    /// router) is made (a corrupt index then makes that throw), and the routing sections when a router first reads
+    /// them (a corrupt routing section is then rebuilt from the network instead).
     public static func open(path: String, verification: CompiledMapFile.Verification = .all) throws(RoadSnapError)
         -> RoadNetwork
     {
@@ -212,12 +213,19 @@ public enum CompiledMap {
               graph.restrictionTo.count == graph.restrictionVia.count,
               graph.restrictionMandatory.count == graph.restrictionVia.count
         else { throw bad("compiled map graph sections are inconsistent") }
-        let segments: MappedArray<Double> = try a(.segments)
-        let length: MappedArray<Double> = try a(.segmentLength), offset: MappedArray<Double> = try a(.segmentOffset)
-        let bearing: MappedArray<Double> = try a(.segmentBearing)
-        let segEdge: MappedArray<Int32> = try a(.segmentEdge), orig: MappedArray<Int32> = try a(.segmentOrig)
-        let direction: MappedArray<Int8> = try a(.edgeDirection)
-        let cellStart: MappedArray<UInt32> = try a(.cellStart), cellItems: MappedArray<Int32> = try a(.cellItems)
+        // Index sections: with lazy verification, checked when the first query context is made.
+        let indexSections: [Section] = [.segments, .segmentLength, .segmentOffset, .segmentBearing, .segmentEdge,
+                                        .segmentOrig, .edgeDirection, .cellStart, .cellItems]
+        let lazyIndex = verification == .lazy
+        func x<T>(_ s: Section, _ t: T.Type = T.self) throws(RoadSnapError) -> MappedArray<T> {
+            try file.array(s.rawValue, verify: !lazyIndex)
+        }
+        let segments: MappedArray<Double> = try x(.segments)
+        let length: MappedArray<Double> = try x(.segmentLength), offset: MappedArray<Double> = try x(.segmentOffset)
+        let bearing: MappedArray<Double> = try x(.segmentBearing)
+        let segEdge: MappedArray<Int32> = try x(.segmentEdge), orig: MappedArray<Int32> = try x(.segmentOrig)
+        let direction: MappedArray<Int8> = try x(.edgeDirection)
+        let cellStart: MappedArray<UInt32> = try x(.cellStart), cellItems: MappedArray<Int32> = try x(.cellItems)
         let n = i(.segmentCount)
         guard segments.count == 4 * n, length.count == n, offset.count == n, bearing.count == n, segEdge.count == n,
               orig.count == n, direction.count == records.count, cellStart.count == i(.nx) * i(.ny) + 1,
@@ -233,7 +241,10 @@ public enum CompiledMap {
         view.edge_direction = direction.baseAddress; view.cell_start = cellStart.baseAddress
         view.cell_items = cellItems.baseAddress
         let index: SegmentIndex
-        do { index = try SegmentIndex(borrowing: view, owner: memory) } catch {
+        let verifier: (@Sendable () throws(RoadSnapError) -> Void)? = lazyIndex ? { @Sendable () throws(RoadSnapError) in
+            for s in indexSections { try file.verify(s.rawValue) }
+        } : nil
+        do { index = try SegmentIndex(borrowing: view, owner: memory, verifier: verifier) } catch {
             throw bad("compiled map segment index is inconsistent: \(error)")
         }
         let bounds = GeoBoundingBox(minLatitude: d(.minLatitude), minLongitude: d(.minLongitude),
@@ -261,6 +272,19 @@ public enum CompiledMap {
         guard let s = source(of: network), s.size != 0 || s.hash != 0,
               let now = Checksum.hash(filePath: s.path) else { return nil }
         return now.size != s.size || now.hash != s.hash
+    }
+
+    /// Bytes of a compiled network's file by part: network (nodes, edges, geometry, attributes, strings,
+    /// restrictions), graph (matching graph), index (segments and cell cache), routing (bearings, turn graph,
+    /// hierarchy); nil for a network built from a source map.
+    public static func sizeBreakdown(of network: RoadNetwork) -> [(part: String, bytes: Int)]? {
+        guard let sizes = network.compiled?.sectionSizes else { return nil }
+        var parts: [(part: String, bytes: Int)] = [("network", 0), ("graph", 0), ("index", 0), ("routing", 0)]
+        for (id, bytes) in sizes {
+            let k = id < 30 ? 0 : (id < 50 ? 1 : (id < 70 ? 2 : 3))
+            parts[k].bytes += bytes
+        }
+        return parts
     }
 
     /// Whether a network was opened from a compiled map holding the default options' routing hierarchy.

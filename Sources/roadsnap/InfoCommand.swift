@@ -17,6 +17,11 @@ enum InfoCommand {
             case false?: out += "source: unchanged since compiled\n"
             case nil: out += "source: cannot be checked (not found or compiled from memory)\n"
             }
+            if let parts = CompiledMap.sizeBreakdown(of: network) {
+                out += "compiled bytes per edge: " + parts.map {
+                    "\($0.part) \(format(Double($0.bytes) / Double(max(1, network.edges.count)), 0))"
+                }.joined(separator: ", ") + "\n"
+            }
         }
         out += "nodes: \(network.nodes.count)\nedges: \(network.edges.count)\n"
         out += "segments: \(network.index.segmentCount)\n"
