@@ -146,10 +146,11 @@ public enum CompiledMap {
         progress?("done", 1)
     }
 
-    /// Opens a compiled map file. `verification` `.all` checksums every section now; `.lazy` checksums the
-    /// network and graph sections now, the segment index's when the first query context (`Snapper`, matcher,
-    /// router) is made (a corrupt index then makes that throw), and the routing sections when a router first reads
-    /// them (a corrupt routing section is then rebuilt from the network instead).
+    /// Opens a compiled map file. `verification` `.all` checksums every section now. `.lazy` (for very large maps)
+    /// checks the header, section table and bounds now; the network, graph and index sections are checksummed once,
+    /// when the first query context (`Snapper`, `MapMatcher`, `MatchGraph`, `Router`, navigator) is made - a damaged
+    /// section then makes that throw (a router answers `.internalError`) - or by `RoadNetwork.verifyStorage()`; the
+    /// routing sections when a router first reads them (a damaged one is rebuilt from the network instead).
     public static func open(path: String, verification: CompiledMapFile.Verification = .all) throws(RoadSnapError)
         -> RoadNetwork
     {
@@ -174,10 +175,16 @@ public enum CompiledMap {
         let file = try CompiledMapFile(memory: memory, path: name, verification: verification,
                                        sectionNames: Section.names)
         func bad(_ reason: String) -> RoadSnapError { .invalidMap(path: name, reason: reason) }
+        // With lazy verification only the small header sections are verified now; the rest are verified (once)
+        // before the first query context reads them (`RoadNetwork.verifyStorage`).
+        let lazy = verification == .lazy
+        var deferred: [UInt32] = []
         func a<T>(_ s: Section, _ t: T.Type = T.self) throws(RoadSnapError) -> MappedArray<T> {
-            try file.array(s.rawValue)
+            if lazy { deferred.append(s.rawValue) }
+            return try file.array(s.rawValue, verify: !lazy)
         }
-        let doubles: MappedArray<Double> = try a(.doubles), ints: MappedArray<Int64> = try a(.ints)
+        let doubles: MappedArray<Double> = try file.array(Section.doubles.rawValue)
+        let ints: MappedArray<Int64> = try file.array(Section.ints.rawValue)
         guard doubles.count == D.allCases.count, ints.count == I.allCases.count else {
             throw bad("compiled map has a malformed header section")
         }
@@ -213,19 +220,12 @@ public enum CompiledMap {
               graph.restrictionTo.count == graph.restrictionVia.count,
               graph.restrictionMandatory.count == graph.restrictionVia.count
         else { throw bad("compiled map graph sections are inconsistent") }
-        // Index sections: with lazy verification, checked when the first query context is made.
-        let indexSections: [Section] = [.segments, .segmentLength, .segmentOffset, .segmentBearing, .segmentEdge,
-                                        .segmentOrig, .edgeDirection, .cellStart, .cellItems]
-        let lazyIndex = verification == .lazy
-        func x<T>(_ s: Section, _ t: T.Type = T.self) throws(RoadSnapError) -> MappedArray<T> {
-            try file.array(s.rawValue, verify: !lazyIndex)
-        }
-        let segments: MappedArray<Double> = try x(.segments)
-        let length: MappedArray<Double> = try x(.segmentLength), offset: MappedArray<Double> = try x(.segmentOffset)
-        let bearing: MappedArray<Double> = try x(.segmentBearing)
-        let segEdge: MappedArray<Int32> = try x(.segmentEdge), orig: MappedArray<Int32> = try x(.segmentOrig)
-        let direction: MappedArray<Int8> = try x(.edgeDirection)
-        let cellStart: MappedArray<UInt32> = try x(.cellStart), cellItems: MappedArray<Int32> = try x(.cellItems)
+        let segments: MappedArray<Double> = try a(.segments)
+        let length: MappedArray<Double> = try a(.segmentLength), offset: MappedArray<Double> = try a(.segmentOffset)
+        let bearing: MappedArray<Double> = try a(.segmentBearing)
+        let segEdge: MappedArray<Int32> = try a(.segmentEdge), orig: MappedArray<Int32> = try a(.segmentOrig)
+        let direction: MappedArray<Int8> = try a(.edgeDirection)
+        let cellStart: MappedArray<UInt32> = try a(.cellStart), cellItems: MappedArray<Int32> = try a(.cellItems)
         let n = i(.segmentCount)
         guard segments.count == 4 * n, length.count == n, offset.count == n, bearing.count == n, segEdge.count == n,
               orig.count == n, direction.count == records.count, cellStart.count == i(.nx) * i(.ny) + 1,
@@ -241,8 +241,9 @@ public enum CompiledMap {
         view.edge_direction = direction.baseAddress; view.cell_start = cellStart.baseAddress
         view.cell_items = cellItems.baseAddress
         let index: SegmentIndex
-        let verifier: (@Sendable () throws(RoadSnapError) -> Void)? = lazyIndex ? { @Sendable () throws(RoadSnapError) in
-            for s in indexSections { try file.verify(s.rawValue) }
+        let pending = deferred
+        let verifier: (@Sendable () throws(RoadSnapError) -> Void)? = lazy ? { @Sendable () throws(RoadSnapError) in
+            for id in pending { try file.verify(id) }
         } : nil
         do { index = try SegmentIndex(borrowing: view, owner: memory, verifier: verifier) } catch {
             throw bad("compiled map segment index is inconsistent: \(error)")
@@ -256,7 +257,7 @@ public enum CompiledMap {
         return RoadNetwork(nodes: nodes, nodeKeys: nodeKeys, exitNumbers: exits, edges: edges, shape: shape,
                            localShape: localShape, turnRestrictions: restrictions, bounds: bounds,
                            frameCenter: center, graph: graph, index: index, sourceName: name, strings: strings,
-                           compiled: file)
+                           compiled: file, deferredSections: deferred)
     }
 
     /// The source map a compiled network was made from: its path as given to `compile`, and its size and hash then.

@@ -311,6 +311,16 @@ import Testing
         case let .failure(.invalidMap(p, reason)): #expect(p == "damaged.rsmap" && reason.contains("corrupt"))
         case let other: Issue.record("expected invalidMap, got \(other)")
         }
+        // A damaged edge record (section 12): every session object refuses the network; nothing reads it.
+        var damagedEdges = good
+        damagedEdges[try #require(Self.sectionOffset(good, id: 12)) + 40 * 3 + 5] ^= 0x20
+        let edgesOpened = try Self.open(damagedEdges, verification: .lazy).get()
+        #expect(throws: RoadSnapError.self) { try MatchGraph(network: edgesOpened) }
+        #expect(throws: RoadSnapError.self) { try MapMatcher(network: edgesOpened) }
+        #expect(throws: RoadSnapError.self) { try edgesOpened.verifyStorage() }
+        let refused = Router(network: edgesOpened).route(RouteRequest(waypoints: [
+            Waypoint(coordinate: source.nodes[0]), Waypoint(coordinate: source.nodes[source.nodes.count - 1])]))
+        #expect(refused.status == .internalError && refused.message.contains("corrupt"))
         // An intact file opened lazily gives the same snaps.
         let intact = try Self.open(good, verification: .lazy).get()
         let s = try Snapper(network: intact), t = try Snapper(network: source)

@@ -2,6 +2,7 @@ extension MatchGraph {
     /// The matching graph of a network: its arcs, lengths and turn restrictions, read in place from the network's
     /// arrays (no copy). Build once, share between threads.
     public convenience init(network: RoadNetwork) throws(RoadSnapError) {
+        try network.verifyStorage()
         let g = network.graph
         try self.init(borrowingNodeCount: g.nodeCount, outStart: g.outStart, outArcs: g.outArcs, arcTail: g.arcTail,
                       arcHead: g.arcHead, arcLength: g.arcLength, twin: g.reverseArc,

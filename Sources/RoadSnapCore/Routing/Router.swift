@@ -19,6 +19,8 @@ public final class Router: Sendable {
     /// Search radius for waypoints, metres; beyond it the waypoint is a `.waypointError`.
     public let waypointRadius: Double
     let geometry: ArcGeometry
+    /// Why the network's storage cannot be used (a lazily verified compiled map that failed its checksums), if so.
+    let storageError: RoadSnapError?
     private let profiles = Mutex<[Int: PreparedProfile]>([:])
     private let snappers = Mutex<[SnapperBox]>([])
     private let spaces = Mutex<[SearchSpace]>([])
@@ -31,6 +33,15 @@ public final class Router: Sendable {
         self.algorithm = algorithm
         self.drivingSide = drivingSide ?? DrivingSide.at(network.frameCenter)
         self.waypointRadius = waypointRadius
+        do {
+            try network.verifyStorage()
+            storageError = nil
+        } catch {
+            storageError = error
+            geometry = ArcGeometry(startBearing: MappedArray(), endBearing: MappedArray(), startsOnMain: MappedArray(),
+                                   endsOnMain: MappedArray())
+            return
+        }
         geometry = CompiledMap.storedGeometry(of: network) ?? ArcGeometry(network: network)
         for o in options { _ = profile(o) }
     }
@@ -38,6 +49,7 @@ public final class Router: Sendable {
     /// Routes through the request's waypoints, one leg per destination. `isCanceled` is polled between stages; when
     /// it returns true the result is `.canceled`.
     public func route(_ request: RouteRequest, isCanceled: () -> Bool = { false }) -> RouteResult {
+        if let storageError { return RouteResult(status: .internalError, message: "\(storageError)") }
         guard request.travelMode == .driving else {
             return RouteResult(status: .travelModeUnsupported, message: "only driving routes are supported")
         }
@@ -87,6 +99,7 @@ public final class Router: Sendable {
 
     /// Travel cost in milliseconds between two waypoints under `options` (the quantity routes minimise), or nil.
     public func cost(from a: Waypoint, to b: Waypoint, options: RoutingOptions = RoutingOptions()) -> Int64? {
+        if storageError != nil { return nil }
         guard let snapper = try? takeSnapper() else { return nil }
         defer { snappers.withLock { $0.append(snapper) } }
         guard let pa = place(a, snapper: snapper.snapper, isOrigin: true),
@@ -98,7 +111,8 @@ public final class Router: Sendable {
 
     /// Size of the contraction hierarchy prepared for `options` (nil for Dijkstra routers), for benchmarks and logs.
     public func hierarchyStatistics(options: RoutingOptions = RoutingOptions()) -> HierarchyStatistics? {
-        profile(options).hierarchy.map {
+        if storageError != nil { return nil }
+        return profile(options).hierarchy.map {
             HierarchyStatistics(turnNodes: $0.nodeCount, shortcuts: $0.shortcutCount, coreSize: $0.coreSize)
         }
     }
