@@ -120,11 +120,24 @@ typedef struct rs_edge_info {
     const char *road_class;   /* "motorway", "residential", ..., "ferry", "unknown"; static storage */
 } rs_edge_info;
 
-/* Opens a road network: .osm.pbf, .osm, .osm.gz, .osm.bz2 (car roads, one-ways, turn restrictions) or a GeoJSON
- * FeatureCollection (.geojson/.json). On success *out_map is a new handle to close with rs_map_close; on failure
- * *out_map is NULL. Errors: RS_E_NULL_ARGUMENT, RS_E_IO, RS_E_INVALID_MAP, RS_E_NO_DRIVABLE_ROADS.
+/* Opens a road network: .osm.pbf, .osm, .osm.gz, .osm.bz2 (car roads, one-ways, turn restrictions), a GeoJSON
+ * FeatureCollection (.geojson/.json), or a compiled map (.rsmap, made by `roadsnap compile`; recognised by its
+ * content), which is memory-mapped and read in place: it opens in milliseconds and its pages are shared with other
+ * processes using the same file. A compiled map's checksums are all verified here; a truncated, corrupt, other-
+ * version or other-byte-order file gives RS_E_INVALID_MAP naming the file and the problem.
+ * On success *out_map is a new handle to close with rs_map_close; on failure *out_map is NULL.
+ * Errors: RS_E_NULL_ARGUMENT, RS_E_IO, RS_E_INVALID_MAP, RS_E_NO_DRIVABLE_ROADS.
  * [thread-safe] A map is immutable: every rs_map_* call below is [thread-safe] on the same handle. */
 rs_status rs_map_open(const char *path, rs_map **out_map);
+
+/* Opens a compiled map (the bytes of a .rsmap file) held in memory, e.g. in flash or RAM on a device: the map reads
+ * `bytes` in place, without copying. Ownership: `bytes` stays the caller's; it must remain valid and unchanged until
+ * the map and every handle made from it (snappers, matchers, routers, navigators) are closed or destroyed.
+ * Alignment: `bytes` must be 64-byte aligned (sections are 64-byte aligned within the file; RS_E_INVALID_ARGUMENT
+ * otherwise). `name` (may be NULL: "<memory>") names the map in error messages. Every checksum is verified.
+ * Errors: RS_E_NULL_ARGUMENT, RS_E_INVALID_ARGUMENT, RS_E_INVALID_MAP (not a compiled map, truncated, corrupt,
+ * other version or byte order). [thread-safe] */
+rs_status rs_map_open_memory(const void *bytes, size_t size, const char *name, rs_map **out_map);
 
 /* Releases the handle. Snappers (and other handles) made from the map stay valid: they keep the network alive.
  * Errors: RS_E_INVALID_HANDLE (NULL, stale or not a map). [thread-safe] */
