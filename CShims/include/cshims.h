@@ -163,4 +163,5 @@ const rsc_osm_restriction *rsc_osm_restrictions(const rsc_osm *osm);
 #endif
 
 #include "cshims_match.h"
+#include "cshims_ch.h"
 #endif
