@@ -35,11 +35,13 @@ enum PrepBenchmark {
               + " osrm extract s  contract s  contract edges/s")
         let base = try MapLoader.load(path: repoPath("Tests/RoadSnapCoreTests/Fixtures/osm/andorra.osm.pbf"))
         var largest: (Router, Int)? = nil
-        var networks: [(String, () throws -> RoadNetwork)] = tiles.map { t in
-            ("andorra \(t)x\(t)", { t == 1 ? base : try tiledNetwork(base, rows: t, columns: t) })
+        // Smallest first (estimated edges), so the large runs come last.
+        var networks: [(String, Int, () throws -> RoadNetwork)] = tiles.map { t in
+            ("andorra \(t)x\(t)", t * t * base.edges.count, { t == 1 ? base : try tiledNetwork(base, rows: t, columns: t) })
         }
-        networks += grids.map { g in ("grid \(g)x\(g)", { try gridNetwork(side: g) }) }
-        for (name, make) in networks {
+        networks += grids.map { g in ("grid \(g)x\(g)", 2 * g * (g - 1), { try gridNetwork(side: g) }) }
+        networks.sort { $0.1 < $1.1 }
+        for (name, _, make) in networks {
             let network = try make()
             let edges = network.edges.count
             var osmPath: String? = nil
