@@ -52,7 +52,8 @@ typedef enum rs_status {
     RS_E_PROJECTION = 11,       /* PROJ failed */
     RS_E_GEOMETRY = 12,         /* GEOS failed */
     RS_E_INTERNAL = 13,         /* a bug: the message says where */
-    RS_E_NO_ROUTE = 14          /* a route request gave no route; its rs_route_status says why */
+    RS_E_NO_ROUTE = 14,         /* a route request gave no route; its rs_route_status says why */
+    RS_E_CANCELED = 15          /* a long build was stopped through its cancel flag; nothing was made */
 } rs_status;
 
 /* The calling thread's message for its last failed call; "" after a successful call. Never NULL. The text stays
@@ -443,6 +444,28 @@ typedef enum rs_step_text {
  * Preprocesses the network (a contraction hierarchy), which takes a moment on big maps. [thread-safe]; a router is
  * [thread-safe] too: route from any number of threads on one router. */
 rs_status rs_router_create(const rs_map *map, rs_router **out_router);
+
+/* Progress of a long build: `phase` names the step under way ("turn graph", "priorities", "contracting",
+ * "search graph", ...; valid during the call only) and `fraction` how much of it is done, 0..1 (each phase starts
+ * again at 0). Called on the thread that started the build. */
+typedef void (*rs_progress_fn)(void *user_data, const char *phase, double fraction);
+
+/* Progress, cancellation and threads of a long build (router preprocessing). Zero-initialise, then set fields. */
+typedef struct rs_build_options {
+    rs_progress_fn progress;       /* may be NULL */
+    void *user_data;               /* passed to progress */
+    const volatile int32_t *cancel; /* may be NULL; store a nonzero value into *cancel (from any thread, e.g. with
+                                     * an atomic store) to stop the build: it stops within a fraction of a second and
+                                     * the call returns RS_E_CANCELED without making a handle. Read during the call
+                                     * only. */
+    int32_t threads;               /* worker threads for the build; 0 = every core available to the process */
+    int32_t reserved;              /* 0 */
+} rs_build_options;
+
+/* rs_router_create with progress reports, a cancel flag and a thread count (options may be NULL: as
+ * rs_router_create). Errors: as rs_router_create, RS_E_INVALID_ARGUMENT for threads < 0, RS_E_CANCELED when
+ * canceled (then *out_router is NULL and nothing stays allocated). [thread-safe] */
+rs_status rs_router_create_ex(const rs_map *map, const rs_build_options *options, rs_router **out_router);
 
 /* Releases a router; calls running on it on other threads finish safely first. [thread-safe] */
 rs_status rs_router_destroy(rs_router *router);

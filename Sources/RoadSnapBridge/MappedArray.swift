@@ -118,3 +118,8 @@ public final class MappedMemory: MemoryOwner, @unchecked Sendable {
         if fileDescriptor >= 0 { close(fileDescriptor) }
     }
 }
+
+/// Equal when the elements are (wherever they live).
+extension MappedArray: Equatable where Element: Equatable {
+    public static func == (a: MappedArray, b: MappedArray) -> Bool { a.count == b.count && a.elementsEqual(b) }
+}

@@ -34,7 +34,7 @@ public enum CompiledMap {
     }
     private enum I: Int, CaseIterable {
         case nodeCount, edgeCount, segmentCount, nx, ny, nonemptyCells, cellItemCount, drivingSide, hasRouting,
-             turnNodes, shortcuts, coreSize
+             turnNodes, shortcuts, coreSize, rounds
     }
 
     /// Writes `network` to `path` as a compiled map (through a temporary file renamed into place). `sourcePath` is
@@ -89,6 +89,7 @@ public enum CompiledMap {
             ints[I.turnNodes.rawValue] = Int64(ch.nodeCount)
             ints[I.shortcuts.rawValue] = Int64(ch.shortcutCount)
             ints[I.coreSize.rawValue] = Int64(ch.coreSize)
+            ints[I.rounds.rawValue] = Int64(ch.rounds)
         }
         try w.add(id: Section.doubles.rawValue, doubles)
         try w.add(id: Section.ints.rawValue, ints)
@@ -332,7 +333,8 @@ public enum CompiledMap {
                   Int(ints[I.turnNodes.rawValue]) == arcs, arrays[0].count == arcs + 1, arrays[4].count == arcs + 1
             else { return nil }
             let ch = ContractionHierarchy(nodeCount: arcs, shortcutCount: Int(ints[I.shortcuts.rawValue]),
-                                          coreSize: Int(ints[I.coreSize.rawValue]), arrays: arrays)
+                                          coreSize: Int(ints[I.coreSize.rawValue]),
+                                          rounds: Int(ints[I.rounds.rawValue]), arrays: arrays)
             return PreparedProfile(graph: t, hierarchy: ch)
         } catch { return nil }
     }

@@ -1215,6 +1215,79 @@ static void test_small_map(rs_router **out_router, rs_map **out_map) {
     *out_map = map;
 }
 
+/* Router preprocessing with progress, cancel flag and threads (rs_router_create_ex). */
+typedef struct build_watch {
+    int calls, contracting, out_of_order;
+    char last_phase[32];
+    double last_fraction;
+    volatile int32_t *cancel; /* set to 1 once contracting passes cancel_after (when not NULL) */
+    double cancel_after;
+    int calls_after_cancel;
+} build_watch;
+
+static void on_build_progress(void *user_data, const char *phase, double fraction) {
+    build_watch *w = user_data;
+    if (w->cancel && *w->cancel) w->calls_after_cancel++;
+    w->calls++;
+    if (fraction < 0 || fraction > 1) w->out_of_order++;
+    if (strcmp(phase, w->last_phase) == 0 && fraction < w->last_fraction) w->out_of_order++;
+    if (strcmp(phase, "contracting") == 0) {
+        w->contracting++;
+        if (w->cancel && fraction > w->cancel_after) *w->cancel = 1;
+    }
+    snprintf(w->last_phase, sizeof w->last_phase, "%s", phase);
+    w->last_fraction = fraction;
+}
+
+static void test_router_build_options(rs_map *map) {
+    int64_t handles = rs_open_handle_count();
+    rs_router *r = NULL;
+    CHECK(strcmp(rs_status_name(RS_E_CANCELED), "RS_E_CANCELED") == 0);
+    CHECK_STATUS(rs_router_create_ex(map, NULL, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_router_create_ex(map, NULL, &r), RS_OK); /* NULL options: as rs_router_create */
+    CHECK_STATUS(rs_router_destroy(r), RS_OK);
+
+    rs_build_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = -1;
+    r = (rs_router *)(uintptr_t)1;
+    CHECK_STATUS(rs_router_create_ex(map, &o, &r), RS_E_INVALID_ARGUMENT);
+    CHECK(r == NULL);
+
+    /* Progress: phases in order, fractions rising within each, the last report "search graph" at 1. */
+    build_watch w;
+    memset(&w, 0, sizeof w);
+    o.threads = 2;
+    o.progress = on_build_progress;
+    o.user_data = &w;
+    CHECK_STATUS(rs_router_create_ex(map, &o, &r), RS_OK);
+    CHECK(r != NULL);
+    CHECK(w.calls > 4 && w.contracting > 2 && w.out_of_order == 0);
+    CHECK(strcmp(w.last_phase, "search graph") == 0 && w.last_fraction == 1);
+    rs_route *route = NULL;
+    rs_waypoint ends[2] = {waypoint_at(&fixes[0]), waypoint_at(&fixes[fix_count - 1])};
+    CHECK_STATUS(rs_router_route(r, ends, 2, NULL, NULL, &route), RS_OK);
+    CHECK_STATUS(rs_route_close(route), RS_OK);
+    CHECK_STATUS(rs_router_destroy(r), RS_OK);
+
+    /* Canceled mid-contraction from the progress callback: RS_E_CANCELED, no handle, nothing left open. */
+    volatile int32_t cancel = 0;
+    memset(&w, 0, sizeof w);
+    w.cancel = &cancel;
+    w.cancel_after = 0.2;
+    o.cancel = &cancel;
+    r = (rs_router *)(uintptr_t)1;
+    CHECK_STATUS(rs_router_create_ex(map, &o, &r), RS_E_CANCELED);
+    CHECK(r == NULL);
+    CHECK(cancel == 1 && w.calls_after_cancel == 0);
+    CHECK_MESSAGE("canceled");
+    /* Already set before the call: canceled at once. */
+    memset(&w, 0, sizeof w);
+    CHECK_STATUS(rs_router_create_ex(map, &o, &r), RS_E_CANCELED);
+    CHECK(r == NULL && w.contracting == 0);
+    CHECK(rs_open_handle_count() == handles);
+}
+
 static void test_threads(rs_map *map, rs_router *router) {
     rs_snapper *s = NULL;
     rs_route *route = NULL;
@@ -1372,6 +1445,7 @@ int main(int argc, char **argv) {
     test_garbage();
     test_compiled_map();
     test_threads(map, router);
+    test_router_build_options(map);
     CHECK_STATUS(rs_router_destroy(router), RS_OK);
     CHECK_STATUS(rs_map_close(small_map), RS_OK);
     CHECK_STATUS(rs_map_close(map), RS_OK);

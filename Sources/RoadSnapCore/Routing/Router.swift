@@ -25,9 +25,30 @@ public final class Router: Sendable {
     private let snappers = Mutex<[SnapperBox]>([])
     private let spaces = Mutex<[SearchSpace]>([])
 
-    public init(network: RoadNetwork, algorithm: RoutingAlgorithm = .contractionHierarchy,
-                drivingSide: DrivingSide? = nil, waypointRadius: Double = 500,
-                prepare options: [RoutingOptions] = [RoutingOptions()])
+    public convenience init(network: RoadNetwork, algorithm: RoutingAlgorithm = .contractionHierarchy,
+                            drivingSide: DrivingSide? = nil, waypointRadius: Double = 500,
+                            prepare options: [RoutingOptions] = [RoutingOptions()])
+    {
+        self.init(unprepared: network, algorithm: algorithm, drivingSide: drivingSide, waypointRadius: waypointRadius)
+        if storageError == nil { for o in options { _ = profile(o) } }
+    }
+
+    /// A router whose preprocessing reports progress and can be canceled: `control.progress` receives the
+    /// hierarchy build's phases ("turn graph", then "priorities", "contracting", "search graph") for each prepared
+    /// option set in turn; when `control.cancellation` is canceled this throws `RoadSnapError.canceled` and no
+    /// router is made. `control.threads` sets the worker threads of the contraction (0: every available core).
+    public convenience init(network: RoadNetwork, algorithm: RoutingAlgorithm = .contractionHierarchy,
+                            drivingSide: DrivingSide? = nil, waypointRadius: Double = 500,
+                            prepare options: [RoutingOptions] = [RoutingOptions()],
+                            control: BuildControl) throws(RoadSnapError)
+    {
+        self.init(unprepared: network, algorithm: algorithm, drivingSide: drivingSide, waypointRadius: waypointRadius)
+        if let storageError { throw storageError }
+        for o in options { _ = try prepareProfile(o, control: control) }
+    }
+
+    private init(unprepared network: RoadNetwork, algorithm: RoutingAlgorithm, drivingSide: DrivingSide?,
+                 waypointRadius: Double)
     {
         self.network = network
         self.algorithm = algorithm
@@ -43,7 +64,6 @@ public final class Router: Sendable {
             return
         }
         geometry = CompiledMap.storedGeometry(of: network) ?? ArcGeometry(network: network)
-        for o in options { _ = profile(o) }
     }
 
     /// Routes through the request's waypoints, one leg per destination. `isCanceled` is polled between stages; when
@@ -113,7 +133,8 @@ public final class Router: Sendable {
     public func hierarchyStatistics(options: RoutingOptions = RoutingOptions()) -> HierarchyStatistics? {
         if storageError != nil { return nil }
         return profile(options).hierarchy.map {
-            HierarchyStatistics(turnNodes: $0.nodeCount, shortcuts: $0.shortcutCount, coreSize: $0.coreSize)
+            HierarchyStatistics(turnNodes: $0.nodeCount, shortcuts: $0.shortcutCount, coreSize: $0.coreSize,
+                                contractionRounds: $0.rounds)
         }
     }
 
@@ -133,7 +154,15 @@ public final class Router: Sendable {
         return nil
     }
 
+    /// The prepared profile of an avoid combination, built on first use. Without a cancellation the build can fail
+    /// only by running out of memory; the profile then routes by Dijkstra (same results, slower queries).
     func profile(_ options: RoutingOptions) -> PreparedProfile {
+        if let p = try? prepareProfile(options, control: BuildControl()) { return p }
+        let graph = TurnGraph(network: network, geometry: geometry, options: options, drivingSide: drivingSide)
+        return PreparedProfile(graph: graph, hierarchy: nil)
+    }
+
+    func prepareProfile(_ options: RoutingOptions, control: BuildControl) throws(RoadSnapError) -> PreparedProfile {
         let key = (options.avoidsHighways ? 1 : 0) | (options.avoidsTolls ? 2 : 0) | (options.avoidsFerries ? 4 : 0)
         if let p = profiles.withLock({ $0[key] }) { return p }
         let prepared: PreparedProfile
@@ -142,8 +171,11 @@ public final class Router: Sendable {
         {
             prepared = stored  // the default options' hierarchy, read in place from a compiled map
         } else {
+            control.progress?(BuildProgress(phase: "turn graph", fraction: 0))
+            try control.checkCanceled("routing hierarchy")
             let graph = TurnGraph(network: network, geometry: geometry, options: options, drivingSide: drivingSide)
-            let ch = algorithm == .contractionHierarchy ? ContractionHierarchy(graph: graph) : nil
+            control.progress?(BuildProgress(phase: "turn graph", fraction: 1))
+            let ch = algorithm == .contractionHierarchy ? try ContractionHierarchy(graph: graph, control: control) : nil
             prepared = PreparedProfile(graph: graph, hierarchy: ch)
         }
         return profiles.withLock { table in
@@ -233,6 +265,8 @@ public struct HierarchyStatistics: Hashable, Sendable {
     public var shortcuts: Int
     /// Nodes left uncontracted (searched by bidirectional Dijkstra).
     public var coreSize: Int
+    /// Rounds of the contraction (each contracts an independent set of nodes in parallel).
+    public var contractionRounds: Int
 }
 
 /// The turn graph and (when the algorithm uses one) the hierarchy of one avoid combination.

@@ -1,10 +1,12 @@
 extension RoadNetwork {
-    /// A large road network made by tiling this one (for benchmarks and tests at scale): `rows` x `columns` copies
-    /// shifted by the network's own extent, each tile joined to its east and north neighbours by two-way connector
-    /// roads (one per 1/`joins` of the border, between the border-most junctions of the two tiles). Turn restrictions
-    /// are not copied.
+    /// A large road network made by tiling this one (for scale tests and benchmarks): `rows` x `columns` copies of
+    /// the network shifted by its own extent, each tile joined to its east and north neighbours by two-way connector roads (one per 1/`joins` of the border,
+    /// between the border-most junctions of the two tiles). Turn restrictions are not copied.
     public func tiled(rows: Int, columns: Int, joins: Int = 24) throws(RoadSnapError) -> RoadNetwork {
         let base = self
+        guard rows >= 1, columns >= 1, joins >= 1 else {
+            throw .invalidArgument("tiling needs rows, columns and joins >= 1, got \(rows)x\(columns), \(joins) joins")
+        }
         let b = base.bounds
         let dLat = (b.maxLatitude - b.minLatitude) * 1.02, dLon = (b.maxLongitude - b.minLongitude) * 1.02
         var ways: [RoadWay] = []
