@@ -40,16 +40,21 @@ public enum CompiledMap {
     /// Writes `network` to `path` as a compiled map (through a temporary file renamed into place). `sourcePath` is
     /// the map it was read from: its size and hash are stored so a changed source is noticed (nil when the network
     /// was built in memory). `routing` (the default) includes the default options' contraction hierarchy.
-    /// `progress` is called with a stage name and the fraction done.
+    /// `control` reports progress (phases "hashing the source map", the hierarchy build's "turn graph",
+    /// "priorities", "contracting", "search graph", then "writing") and can cancel (this then throws `.canceled`
+    /// and leaves no file behind); its thread count applies to the contraction.
     public static func compile(_ network: RoadNetwork, to path: String, sourcePath: String?, routing: Bool = true,
-                               progress: ((String, Double) -> Void)? = nil) throws(RoadSnapError)
+                               control: BuildControl = BuildControl()) throws(RoadSnapError)
     {
+        func progress(_ phase: String, _ fraction: Double) {
+            control.progress?(BuildProgress(phase: phase, fraction: fraction))
+        }
         guard network.compiled == nil else {
             throw .invalidArgument("\(network.sourceName) is already a compiled map; compile from the source map")
         }
         var source: (size: UInt64, hash: UInt64) = (0, 0)
         if let sourcePath {
-            progress?("hashing the source map", 0)
+            progress("hashing the source map", 0)
             guard let s = Checksum.hash(filePath: sourcePath) else {
                 throw .unreadableFile(path: sourcePath, reason: "cannot read it to record its hash")
             }
@@ -57,11 +62,11 @@ public enum CompiledMap {
         }
         var prepared: (geometry: ArcGeometry, profile: PreparedProfile, side: DrivingSide)?
         if routing {
-            progress?("building the routing hierarchy", 0.05)
-            let router = Router(network: network, algorithm: .contractionHierarchy)
+            let router = try Router(network: network, algorithm: .contractionHierarchy, control: control)
             prepared = (router.geometry, router.profile(RoutingOptions()), router.drivingSide)
         }
-        progress?("writing", 0.9)
+        try control.checkCanceled("compiling \(path)")
+        progress("writing", 0)
         let w = try CompiledMapWriter(path: path)
         let view = try network.index.exportView()
         var doubles = [Double](repeating: 0, count: D.allCases.count)
@@ -143,8 +148,9 @@ public enum CompiledMap {
             try w.add(id: Section.reverseCost.rawValue, t.reverseCost)
             for (s, a) in zip(Section.hierarchy, ch.storedArrays) { try w.add(id: s.rawValue, a) }
         }
+        try control.checkCanceled("compiling \(path)")
         try w.finish(sourceSize: source.size, sourceHash: source.hash)
-        progress?("done", 1)
+        progress("writing", 1)
     }
 
     /// Opens a compiled map file. `verification` `.all` checksums every section now. `.lazy` (for very large maps)

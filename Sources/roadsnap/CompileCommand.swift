@@ -24,10 +24,11 @@ enum CompileCommand {
             throw RoadSnapError.invalidArgument("\(path) is already a compiled map; compile from the source map")
         }
         let t1 = monotonicSeconds()
+        let control = BuildControl(progress: showProgress ? { @Sendable p in
+            writeStderr("\(p.phase): \(format(p.fraction * 100, 0))%\n")
+        } : nil)
         try CompiledMap.compile(network, to: out, sourcePath: path, routing: !opts.flags.contains("no-routing"),
-                                progress: showProgress ? { stage, fraction in
-                                    writeStderr("[\(format(fraction * 100, 0))%] \(stage)\n")
-                                } : nil)
+                                control: control)
         let t2 = monotonicSeconds()
         var size = stat()
         let bytes = stat(out, &size) == 0 ? Int(size.st_size) : 0

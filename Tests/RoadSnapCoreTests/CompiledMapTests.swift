@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RoadSnapCore
 import RoadSnapFormats
 import Testing
@@ -325,6 +326,29 @@ import Testing
         let intact = try Self.open(good, verification: .lazy).get()
         let s = try Snapper(network: intact), t = try Snapper(network: source)
         for p in Self.probes(source, count: 30, seed: 9) { #expect(s.candidates(near: p) == t.candidates(near: p)) }
+    }
+
+    @Test func compileReportsProgressAndCancels() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = try MapLoader.load(path: TestData.fixture("osm/issue-70.osm.gz"))
+        let phases = Mutex<[String]>([])
+        let path = dir.appendingPathComponent("p.rsmap").path
+        try CompiledMap.compile(source, to: path, sourcePath: TestData.fixture("osm/issue-70.osm.gz"),
+                                control: BuildControl(progress: { p in phases.withLock { $0.append(p.phase) } }))
+        let seen = phases.withLock { $0 }
+        #expect(seen.first == "hashing the source map" && seen.last == "writing" && seen.contains("contracting"))
+        // Canceled before it starts: an error, and no file (nor temporary) left behind.
+        let canceled = BuildCancellation()
+        canceled.cancel()
+        let other = dir.appendingPathComponent("c.rsmap").path
+        switch Result(catching: { () throws(RoadSnapError) in
+            try CompiledMap.compile(source, to: other, sourcePath: nil, control: BuildControl(cancellation: canceled))
+        }) {
+        case .failure(.canceled): break
+        case let r: Issue.record("expected canceled, got \(r)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["p.rsmap"])
     }
 
     @Test func compilingOverAnExistingFileReplacesItOnlyWhenComplete() throws {
