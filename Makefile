@@ -87,9 +87,11 @@ capi-test: deps
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_host.c -o $(CAPI_TEST_DIR)/test_host_static $$(pkg-config --static --cflags --libs roadsnap-static); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/leak_canary.c -o $(CAPI_TEST_DIR)/leak_canary $$(pkg-config --cflags --libs roadsnap); \
 	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
-	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR)
-	Tests/c/check-self-contained.sh $(CAPI_TEST_DIR)/prefix $(CAPI_TEST_DIR)/test_api_static $(CURDIR) \
-	  -- $(CAPI_TEST_DIR)/test_api $(CURDIR)
+	$(SWIFT) build --product roadsnap
+	.build/debug/roadsnap compile --map Tests/RoadSnapCoreTests/Fixtures/osm/issue-70.osm.gz --out $(CAPI_TEST_DIR)/issue-70.rsmap
+	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
+	Tests/c/check-self-contained.sh $(CAPI_TEST_DIR)/prefix $(CAPI_TEST_DIR)/test_api_static $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap \
+	  -- $(CAPI_TEST_DIR)/test_api $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
 	@# Signals, log handler, threads and version macros, through the shared library (under valgrind) and the archive.
 	env -u SWIFT_BACKTRACE $(VALGRIND) $(CAPI_TEST_DIR)/test_host $(CURDIR)
 	env -u SWIFT_BACKTRACE $(CAPI_TEST_DIR)/test_host_static $(CURDIR)

@@ -3,17 +3,33 @@
 import RoadSnapCore
 import RoadSnapFormats
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 let suites: [(String, ([String]) throws -> Void)] = [
     ("snap", SnapBenchmark.run),
     ("load", LoadBenchmark.run),
     ("match", MatchBenchmark.run),
     ("route", RouteBenchmark.run),
+    ("preprocess", PrepBenchmark.run),
     ("navigation", NavigationBenchmark.run),
     ("capi", CAPIBenchmark.run),
     ("parse", ParseBenchmark.run),
+    ("compiled", CompiledMapBenchmark.run),
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
-let chosen = requested.isEmpty ? suites.map(\.0) : requested.filter { r in suites.contains { $0.0 == r } }
+// Child processes of the `compiled` suite (one map open each, measured from a fresh process).
+if requested.first == "compiled-open" {
+    do { try CompiledMapBenchmark.openChild(requested) } catch { print("open failed: \(error)") }
+    exit(0)
+}
+if requested.first == "compiled-share" {
+    do { try CompiledMapBenchmark.shareChild(requested) } catch { print("open failed: \(error)") }
+    exit(0)
+}
+// `compiled` (compiles ~1 M-edge maps) runs only when asked for.
+let chosen = requested.isEmpty ? suites.map(\.0).filter { $0 != "compiled" } : requested.filter { r in suites.contains { $0.0 == r } }
 for name in chosen {
     guard let suite = suites.first(where: { $0.0 == name }) else { continue }
     print("== \(name) ==")

@@ -5,7 +5,9 @@
 
 #include <geos_c.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,11 @@ struct rsc_index {
     uint32_t *cell_start; /* nx*ny + 1 entries */
     int32_t *cell_items;  /* segment indices, ascending within a cell */
     size_t nonempty_cells;
+    size_t cell_item_count;
+    /* Borrowed (rsc_index_borrow): the arrays belong to the caller, and the STRtree is built on first need. */
+    int borrowed;
+    pthread_mutex_t tree_lock;
+    atomic_int tree_ready;
 };
 
 struct rsc_query {
@@ -48,6 +55,7 @@ struct rsc_query {
 };
 
 static void rsc_index_free_arrays(rsc_index *ix) {
+    if (ix->borrowed) return;
     free(ix->seg); free(ix->len); free(ix->offset); free(ix->bearing); free(ix->edge); free(ix->orig);
     free(ix->edge_direction); free(ix->cell_start); free(ix->cell_items);
 }
@@ -248,6 +256,8 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
         }
     }
     ix->cell_start[cells] = (uint32_t)items_n;
+    ix->cell_item_count = items_n;
+    atomic_store(&ix->tree_ready, 1);
     free(hl.items);
     return ix;
 }
@@ -257,7 +267,98 @@ void rsc_index_destroy(rsc_index *ix) {
     if (ix->tree) GEOSSTRtree_destroy_r(ix->ctx, ix->tree);
     if (ix->ctx) GEOS_finish_r(ix->ctx);
     rsc_index_free_arrays(ix);
+    if (ix->borrowed) pthread_mutex_destroy(&ix->tree_lock);
     free(ix);
+}
+
+int rsc_index_export(const rsc_index *ix, rsc_index_view *v) {
+    if (!ix || !v || ix->borrowed) return RSC_EINVAL;
+    memset(v, 0, sizeof *v);
+    v->segment_count = ix->n;
+    v->edge_count = ix->edge_count;
+    v->nx = ix->nx; v->ny = ix->ny;
+    v->cell_count = ix->nx * ix->ny;
+    v->cell_item_count = ix->cell_item_count;
+    v->nonempty_cells = ix->nonempty_cells;
+    v->cache_radius = ix->cache_radius; v->cell = ix->cell; v->gx0 = ix->gx0; v->gy0 = ix->gy0;
+    v->segments = (const double *)ix->seg;
+    v->length = ix->len; v->offset = ix->offset; v->bearing = ix->bearing;
+    v->edge = ix->edge; v->orig = ix->orig;
+    v->edge_direction = ix->edge_direction;
+    v->cell_start = ix->cell_start;
+    v->cell_items = ix->cell_items;
+    return RSC_OK;
+}
+
+rsc_index *rsc_index_borrow(const rsc_index_view *v, char *err, size_t errlen) {
+    if (!v || v->segment_count == 0 || v->segment_count > INT32_MAX - 1 || !v->segments || !v->length ||
+        !v->offset || !v->bearing || !v->edge || !v->orig || !v->edge_direction || !v->cell_start ||
+        (v->cell_item_count > 0 && !v->cell_items) || v->nx == 0 || v->ny == 0 || v->cell_count != v->nx * v->ny ||
+        !(v->cache_radius > 0) || !(v->cell > 0) || !isfinite(v->gx0) || !isfinite(v->gy0)) {
+        rsc_err(err, errlen, "segment index arrays are missing or inconsistent");
+        return NULL;
+    }
+    if (v->cell_start[v->cell_count] != v->cell_item_count || v->cell_start[0] != 0) {
+        rsc_err(err, errlen, "segment index cell table does not match its item count");
+        return NULL;
+    }
+    rsc_index *ix = calloc(1, sizeof *ix);
+    if (!ix) { rsc_err(err, errlen, "out of memory"); return NULL; }
+    ix->borrowed = 1;
+    pthread_mutex_init(&ix->tree_lock, NULL);
+    ix->n = v->segment_count;
+    ix->edge_count = v->edge_count;
+    ix->seg = (rsc_seg *)(uintptr_t)v->segments;
+    ix->len = (double *)(uintptr_t)v->length;
+    ix->offset = (double *)(uintptr_t)v->offset;
+    ix->bearing = (double *)(uintptr_t)v->bearing;
+    ix->edge = (int32_t *)(uintptr_t)v->edge;
+    ix->orig = (int32_t *)(uintptr_t)v->orig;
+    ix->edge_direction = (int8_t *)(uintptr_t)v->edge_direction;
+    ix->cell_start = (uint32_t *)(uintptr_t)v->cell_start;
+    ix->cell_items = (int32_t *)(uintptr_t)v->cell_items;
+    ix->cache_radius = v->cache_radius; ix->cell = v->cell; ix->gx0 = v->gx0; ix->gy0 = v->gy0;
+    ix->nx = v->nx; ix->ny = v->ny;
+    ix->nonempty_cells = v->nonempty_cells;
+    ix->cell_item_count = v->cell_item_count;
+    return ix;
+}
+
+/* The STRtree of a borrowed index, built once on first need (under the index's lock, and queried once before it
+ * is published so GEOS finishes its lazy build before threads share it). Returns RSC_OK or a failure code. */
+static int rsc_index_ensure_tree(const rsc_index *cix) {
+    rsc_index *ix = (rsc_index *)(uintptr_t)cix;
+    if (atomic_load_explicit(&ix->tree_ready, memory_order_acquire)) return ix->tree ? RSC_OK : RSC_EGEOS;
+    pthread_mutex_lock(&ix->tree_lock);
+    int rc = RSC_OK;
+    if (!atomic_load_explicit(&ix->tree_ready, memory_order_relaxed)) {
+        ix->ctx = GEOS_init_r();
+        if (ix->ctx) {
+            GEOSContext_setErrorHandler_r(ix->ctx, rsc_geos_silent);
+            GEOSContext_setNoticeHandler_r(ix->ctx, rsc_geos_silent);
+            ix->tree = GEOSSTRtree_create_r(ix->ctx, 10);
+        }
+        for (size_t i = 0; ix->tree && i < ix->n; i++) {
+            const rsc_seg *g = &ix->seg[i];
+            GEOSGeometry *env = GEOSGeom_createRectangle_r(ix->ctx, fmin(g->ax, g->bx), fmin(g->ay, g->by),
+                                                           fmax(g->ax, g->bx), fmax(g->ay, g->by));
+            if (!env) { GEOSSTRtree_destroy_r(ix->ctx, ix->tree); ix->tree = NULL; break; }
+            GEOSSTRtree_insert_r(ix->ctx, ix->tree, env, (void *)(uintptr_t)(i + 1));
+            GEOSGeom_destroy_r(ix->ctx, env);
+        }
+        if (ix->tree) {
+            rsc_hitlist hl = {0};
+            if (rsc_tree_query(ix->ctx, ix->tree, ix->gx0, ix->gy0, ix->gx0 + ix->cell, ix->gy0 + ix->cell, &hl) != RSC_OK) {
+                GEOSSTRtree_destroy_r(ix->ctx, ix->tree);
+                ix->tree = NULL;
+            }
+            free(hl.items);
+        }
+        atomic_store_explicit(&ix->tree_ready, 1, memory_order_release);
+    }
+    if (!ix->tree) rc = RSC_EGEOS;
+    pthread_mutex_unlock(&ix->tree_lock);
+    return rc;
 }
 
 size_t rsc_index_segment_count(const rsc_index *ix) { return ix ? ix->n : 0; }
@@ -367,6 +468,8 @@ int rsc_query_candidates(rsc_query *q, double x, double y, double radius, int us
         uint32_t s = ix->cell_start[c], e = ix->cell_start[c + 1];
         return rsc_scan(ix, ix->cell_items + s, e - s, x, y, radius, out, capacity);
     }
+    int ready = rsc_index_ensure_tree(ix);
+    if (ready != RSC_OK) return ready;
     rsc_hitlist h = {q->hits, 0, q->hit_cap, 0};
     int rc = rsc_tree_query(q->ctx, ix->tree, x - radius, y - radius, x + radius, y + radius, &h);
     q->hits = h.items;

@@ -18,6 +18,7 @@ struct rsc_match_graph {
     /* Turn restrictions grouped by from edge: r_*[r_start[e] ..< r_start[e + 1]]. NULL when there are none. */
     int32_t *r_start, *r_via, *r_to;
     int8_t *r_mandatory;
+    int borrowed; /* rsc_match_graph_borrow: the arrays belong to the caller */
 };
 
 /* One Viterbi state: a candidate arc position of one fix. */
@@ -108,6 +109,7 @@ static int rsc_grow(void **buf, size_t *cap, size_t need, size_t size) {
 #define RSC_GROW(ptr, cap, need) rsc_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 
 static void rsc_graph_free(rsc_match_graph *g) {
+    if (g->borrowed) { free(g); return; }
     free(g->out_start); free(g->out_arcs); free(g->arc_tail); free(g->arc_head); free(g->arc_length); free(g->twin);
     free(g->r_start); free(g->r_via); free(g->r_to); free(g->r_mandatory);
     free(g);
@@ -183,6 +185,38 @@ rsc_match_graph *rsc_match_graph_create(size_t node_count, size_t arc_count, con
             g->r_mandatory[at] = restriction_mandatory[k] ? 1 : 0;
         }
         free(fill);
+    }
+    return g;
+}
+
+rsc_match_graph *rsc_match_graph_borrow(size_t node_count, size_t arc_count, const int32_t *out_start,
+                                        const int32_t *out_arcs, const int32_t *arc_tail, const int32_t *arc_head,
+                                        const double *arc_length, const int32_t *twin, size_t restriction_count,
+                                        const int32_t *r_start, const int32_t *r_via, const int32_t *r_to,
+                                        const int8_t *r_mandatory) {
+    if (!out_start || !arc_tail || !arc_head || !arc_length || !twin || arc_count % 2 != 0 ||
+        arc_count > INT32_MAX / 2 || node_count > INT32_MAX - 1 || out_start[0] != 0 ||
+        (out_start[node_count] > 0 && !out_arcs) ||
+        (restriction_count > 0 && (!r_start || !r_via || !r_to || !r_mandatory)) ||
+        (restriction_count > 0 && (r_start[0] != 0 || (size_t)r_start[arc_count / 2] != restriction_count)))
+        return NULL;
+    rsc_match_graph *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->borrowed = 1;
+    g->node_count = node_count;
+    g->arc_count = arc_count;
+    g->edge_count = arc_count / 2;
+    g->out_start = (int32_t *)(uintptr_t)out_start;
+    g->out_arcs = (int32_t *)(uintptr_t)out_arcs;
+    g->arc_tail = (int32_t *)(uintptr_t)arc_tail;
+    g->arc_head = (int32_t *)(uintptr_t)arc_head;
+    g->arc_length = (double *)(uintptr_t)arc_length;
+    g->twin = (int32_t *)(uintptr_t)twin;
+    if (restriction_count > 0) {
+        g->r_start = (int32_t *)(uintptr_t)r_start;
+        g->r_via = (int32_t *)(uintptr_t)r_via;
+        g->r_to = (int32_t *)(uintptr_t)r_to;
+        g->r_mandatory = (int8_t *)(uintptr_t)r_mandatory;
     }
     return g;
 }

@@ -60,7 +60,8 @@ typedef enum rs_status {
     RS_E_PROJECTION = 11,       /* PROJ failed */
     RS_E_GEOMETRY = 12,         /* GEOS failed */
     RS_E_INTERNAL = 13,         /* a bug: the message says where */
-    RS_E_NO_ROUTE = 14          /* a route request gave no route; its rs_route_status says why */
+    RS_E_NO_ROUTE = 14,         /* a route request gave no route; its rs_route_status says why */
+    RS_E_CANCELED = 15          /* a long build was stopped through its cancel flag; nothing was made */
 } rs_status;
 
 /* The calling thread's message for its last failed call; "" after a successful call. Never NULL. The text stays
@@ -161,11 +162,24 @@ typedef struct rs_edge_info {
     const char *road_class;   /* "motorway", "residential", ..., "ferry", "unknown"; static storage */
 } rs_edge_info;
 
-/* Opens a road network: .osm.pbf, .osm, .osm.gz, .osm.bz2 (car roads, one-ways, turn restrictions) or a GeoJSON
- * FeatureCollection (.geojson/.json). On success *out_map is a new handle to close with rs_map_close; on failure
- * *out_map is NULL. Errors: RS_E_NULL_ARGUMENT, RS_E_IO, RS_E_INVALID_MAP, RS_E_NO_DRIVABLE_ROADS.
+/* Opens a road network: .osm.pbf, .osm, .osm.gz, .osm.bz2 (car roads, one-ways, turn restrictions), a GeoJSON
+ * FeatureCollection (.geojson/.json), or a compiled map (.rsmap, made by `roadsnap compile`; recognised by its
+ * content), which is memory-mapped and read in place: it opens in milliseconds and its pages are shared with other
+ * processes using the same file. A compiled map's checksums are all verified here; a truncated, corrupt, other-
+ * version or other-byte-order file gives RS_E_INVALID_MAP naming the file and the problem.
+ * On success *out_map is a new handle to close with rs_map_close; on failure *out_map is NULL.
+ * Errors: RS_E_NULL_ARGUMENT, RS_E_IO, RS_E_INVALID_MAP, RS_E_NO_DRIVABLE_ROADS.
  * [thread-safe] A map is immutable: every rs_map_* call below is [thread-safe] on the same handle. */
 rs_status rs_map_open(const char *path, rs_map **out_map);
+
+/* Opens a compiled map (the bytes of a .rsmap file) held in memory, e.g. in flash or RAM on a device: the map reads
+ * `bytes` in place, without copying. Ownership: `bytes` stays the caller's; it must remain valid and unchanged until
+ * the map and every handle made from it (snappers, matchers, routers, navigators) are closed or destroyed.
+ * Alignment: `bytes` must be 64-byte aligned (sections are 64-byte aligned within the file; RS_E_INVALID_ARGUMENT
+ * otherwise). `name` (may be NULL: "<memory>") names the map in error messages. Every checksum is verified.
+ * Errors: RS_E_NULL_ARGUMENT, RS_E_INVALID_ARGUMENT, RS_E_INVALID_MAP (not a compiled map, truncated, corrupt,
+ * other version or byte order). [thread-safe] */
+rs_status rs_map_open_memory(const void *bytes, size_t size, const char *name, rs_map **out_map);
 
 /* Releases the handle. Snappers (and other handles) made from the map stay valid: they keep the network alive.
  * Errors: RS_E_INVALID_HANDLE (NULL, stale or not a map). [thread-safe] */
@@ -471,6 +485,28 @@ typedef enum rs_step_text {
  * Preprocesses the network (a contraction hierarchy), which takes a moment on big maps. [thread-safe]; a router is
  * [thread-safe] too: route from any number of threads on one router. */
 rs_status rs_router_create(const rs_map *map, rs_router **out_router);
+
+/* Progress of a long build: `phase` names the step under way ("turn graph", "priorities", "contracting",
+ * "search graph", ...; valid during the call only) and `fraction` how much of it is done, 0..1 (each phase starts
+ * again at 0). Called on the thread that started the build. */
+typedef void (*rs_progress_fn)(void *user_data, const char *phase, double fraction);
+
+/* Progress, cancellation and threads of a long build (router preprocessing). Zero-initialise, then set fields. */
+typedef struct rs_build_options {
+    rs_progress_fn progress;       /* may be NULL */
+    void *user_data;               /* passed to progress */
+    const volatile int32_t *cancel; /* may be NULL; store a nonzero value into *cancel (from any thread, e.g. with
+                                     * an atomic store) to stop the build: it stops within a fraction of a second and
+                                     * the call returns RS_E_CANCELED without making a handle. Read during the call
+                                     * only. */
+    int32_t threads;               /* worker threads for the build; 0 = every core available to the process */
+    int32_t reserved;              /* 0 */
+} rs_build_options;
+
+/* rs_router_create with progress reports, a cancel flag and a thread count (options may be NULL: as
+ * rs_router_create). Errors: as rs_router_create, RS_E_INVALID_ARGUMENT for threads < 0, RS_E_CANCELED when
+ * canceled (then *out_router is NULL and nothing stays allocated). [thread-safe] */
+rs_status rs_router_create_ex(const rs_map *map, const rs_build_options *options, rs_router **out_router);
 
 /* Releases a router; calls running on it on other threads finish safely first. [thread-safe] */
 rs_status rs_router_destroy(rs_router *router);

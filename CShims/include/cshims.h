@@ -164,4 +164,6 @@ const rsc_osm_restriction *rsc_osm_restrictions(const rsc_osm *osm);
 
 #include "cshims_match.h"
 #include "cshims_log.h"
+#include "cshims_rsmap.h"
+#include "cshims_ch.h"
 #endif

@@ -31,6 +31,16 @@ rsc_match_graph *rsc_match_graph_create(size_t node_count, size_t arc_count, con
                                         size_t restriction_count,
                                         const int32_t *restriction_from_edge, const int32_t *restriction_via,
                                         const int32_t *restriction_to_edge, const int8_t *restriction_mandatory);
+/* The same graph reading the caller's arrays in place (no copy; they must outlive it and not change): `twin` is
+ * reverse_arc with -1 for arcs the edge does not allow; turn restrictions grouped by from edge as
+ * r_*[r_start[e] ..< r_start[e + 1]] (r_start has arc_count / 2 + 1 entries; all NULL when restriction_count is 0).
+ * Only the ends of the offset tables are checked; the contents are trusted (checksummed by the caller).
+ * Returns an owned graph (rsc_match_graph_destroy leaves the arrays alone) or NULL on inconsistent sizes. */
+rsc_match_graph *rsc_match_graph_borrow(size_t node_count, size_t arc_count, const int32_t *out_start,
+                                        const int32_t *out_arcs, const int32_t *arc_tail, const int32_t *arc_head,
+                                        const double *arc_length, const int32_t *twin, size_t restriction_count,
+                                        const int32_t *r_start, const int32_t *r_via, const int32_t *r_to,
+                                        const int8_t *r_mandatory);
 /* Frees a graph; NULL is a no-op. Every matcher using it must be destroyed first. */
 void rsc_match_graph_destroy(rsc_match_graph *graph);
 /* Whether the turn from arc `from` onto arc `to` (at from's head) is allowed by the turn restrictions. */

@@ -86,6 +86,8 @@ public struct MatchParameters: Hashable, Sendable {
 public final class MatchGraph: @unchecked Sendable {
     let handle: OpaquePointer
     public let arcCount: Int
+    /// Keeps borrowed arrays alive (`init(borrowing...)`); nil when the graph owns copies.
+    private let owner: AnyObject?
 
     /// Arc arrays as `RoadGraph` holds them (arc 2e = edge e forward, 2e+1 backward; tail/head -1 when not allowed);
     /// turn restrictions per edge: from edge, via node, to edge, and whether it is an `only_*` restriction.
@@ -106,6 +108,33 @@ public final class MatchGraph: @unchecked Sendable {
         else { throw .internalError("could not build the matching graph (inconsistent arcs or out of memory)") }
         handle = h
         arcCount = arcTail.count
+        owner = nil
+    }
+
+    /// A graph reading the arrays in place (no copy): `twin` is the reverse arc (-1 for arcs not allowed), turn
+    /// restrictions grouped by from edge (`restrictionStart` has one entry per edge plus one). `owner` keeps the
+    /// arrays alive.
+    public init(borrowingNodeCount nodeCount: Int, outStart: MappedArray<Int32>, outArcs: MappedArray<Int32>,
+                arcTail: MappedArray<Int32>, arcHead: MappedArray<Int32>, arcLength: MappedArray<Double>,
+                twin: MappedArray<Int32>, restrictionStart: MappedArray<Int32>, restrictionVia: MappedArray<Int32>,
+                restrictionTo: MappedArray<Int32>, restrictionMandatory: MappedArray<Int8>, owner: AnyObject)
+        throws(RoadSnapError)
+    {
+        let arcs = arcTail.count
+        guard outStart.count == nodeCount + 1, arcHead.count == arcs, arcLength.count == arcs, twin.count == arcs,
+              restrictionStart.count == arcs / 2 + 1, restrictionVia.count == restrictionTo.count,
+              restrictionMandatory.count == restrictionVia.count
+        else { throw .invalidArgument("match graph arrays differ in length") }
+        let rc = restrictionVia.count
+        guard let h = rsc_match_graph_borrow(
+            nodeCount, arcs, outStart.baseAddress, outArcs.baseAddress, arcTail.baseAddress, arcHead.baseAddress,
+            arcLength.baseAddress, twin.baseAddress, rc, rc > 0 ? restrictionStart.baseAddress : nil,
+            rc > 0 ? restrictionVia.baseAddress : nil, rc > 0 ? restrictionTo.baseAddress : nil,
+            rc > 0 ? restrictionMandatory.baseAddress : nil)
+        else { throw .internalError("could not build the matching graph (inconsistent arcs)") }
+        handle = h
+        arcCount = arcs
+        self.owner = owner
     }
 
     deinit { rsc_match_graph_destroy(handle) }

@@ -18,6 +18,8 @@ public enum RoadSnapError: Error, Sendable, Hashable, CustomStringConvertible {
     case geometry(String)
     /// Something that should not happen did; the message says where.
     case internalError(String)
+    /// A long build (named in the message) was stopped through its `BuildCancellation`; nothing was built.
+    case canceled(String)
 
     public var description: String {
         switch self {
@@ -32,6 +34,7 @@ public enum RoadSnapError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .projection(message): return "projection error (PROJ): \(message)"
         case let .geometry(message): return "geometry error (GEOS): \(message)"
         case let .internalError(message): return "internal error: \(message)"
+        case let .canceled(what): return "\(what) canceled"
         }
     }
 }

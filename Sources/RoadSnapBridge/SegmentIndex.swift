@@ -41,6 +41,10 @@ public final class SegmentIndex: @unchecked Sendable {
     let handle: OpaquePointer
     /// The largest radius answered from the cell cache; larger radii query the STRtree directly.
     public let cacheRadius: Double
+    /// Keeps borrowed arrays (a compiled map's mapping) alive; nil when the index owns copies.
+    private let owner: MemoryOwner?
+    /// Checks the borrowed arrays (a compiled map's checksums) before the first query context reads them.
+    private let verifier: (@Sendable () throws(RoadSnapError) -> Void)?
 
     /// Segment `i` runs from (ax[i], ay[i]) to (bx[i], by[i]) in metres, belongs to edge `edge[i]` and starts
     /// `offset[i]` metres along it; one entry of `directions` per edge.
@@ -57,6 +61,36 @@ public final class SegmentIndex: @unchecked Sendable {
         guard let h else { throw .geometry(messageFrom(err)) }
         handle = h
         self.cacheRadius = cacheRadius
+        owner = nil
+        verifier = nil
+    }
+
+    /// An index reading the arrays of `view` in place (no copy; the STRtree for radii above the cache radius is
+    /// built on first such query); `owner` keeps them alive.
+    /// `verifier` (called by every `SegmentQuery` init, so it should remember success) checks the arrays before
+    /// any query reads them, for compiled maps verified lazily.
+    public init(borrowing view: rsc_index_view, owner: MemoryOwner,
+                verifier: (@Sendable () throws(RoadSnapError) -> Void)? = nil) throws(RoadSnapError)
+    {
+        var err = [CChar](repeating: 0, count: 256)
+        var v = view
+        guard let h = rsc_index_borrow(&v, &err, err.count) else { throw .geometry(messageFrom(err)) }
+        handle = h
+        cacheRadius = view.cache_radius
+        self.owner = owner
+        self.verifier = verifier
+    }
+
+    /// Runs the verifier of a lazily verified compiled map's index (no-op otherwise).
+    func verify() throws(RoadSnapError) { try verifier?() }
+
+    /// The index's arrays (pointers valid while the index lives), for writing a compiled map.
+    public func exportView() throws(RoadSnapError) -> rsc_index_view {
+        var v = rsc_index_view()
+        guard rsc_index_export(handle, &v) == RSC_OK else {
+            throw .internalError("a borrowed segment index cannot be exported again; compile from the source map")
+        }
+        return v
     }
 
     deinit { rsc_index_destroy(handle) }
@@ -75,6 +109,7 @@ public final class SegmentQuery {
     private var buffer: [rsc_candidate]
 
     public init(index: SegmentIndex, capacity: Int = 64) throws(RoadSnapError) {
+        try index.verify()
         guard let h = rsc_query_create(index.handle) else { throw .geometry("could not create a GEOS query context") }
         handle = h
         self.index = index

@@ -24,6 +24,7 @@ struct APIFailure: Error {
         case .projection: status = RS_E_PROJECTION
         case .geometry: status = RS_E_GEOMETRY
         case .internalError: status = RS_E_INTERNAL
+        case .canceled: status = RS_E_CANCELED
         }
         self.init(status, error.description)
     }

@@ -7,12 +7,21 @@ import Synchronization
 /// made from it shares (built on first use).
 final class MapObject: HandleObject {
     let network: RoadNetwork
-    let totalLength: Double
+    private let total = Mutex<Double?>(nil)
     private let sharedMatchGraph = Mutex<MatchGraph?>(nil)
 
     init(_ network: RoadNetwork) {
         self.network = network
-        totalLength = network.edges.reduce(0) { $0 + $1.length }
+    }
+
+    /// Metres of road (summed on first use, so opening a compiled map touches no edge).
+    var totalLength: Double {
+        total.withLock { t in
+            if let t { return t }
+            let sum = network.edges.reduce(0) { $0 + $1.length }
+            t = sum
+            return sum
+        }
     }
 
     func matchGraph() throws(APIFailure) -> MatchGraph {
@@ -61,6 +70,19 @@ public func rs_map_open(_ path: UnsafePointer<CChar>?, _ outMap: UnsafeMutablePo
     creatingHandle(outMap, named: "out_map", kind: .map) { () throws(APIFailure) in
         guard let path else { throw .null("path") }
         return try MapObject(bridging { () throws(RoadSnapError) in try MapLoader.load(path: String(cString: path)) })
+    }
+}
+
+@implementation @c
+public func rs_map_open_memory(_ bytes: UnsafeRawPointer?, _ size: Int, _ name: UnsafePointer<CChar>?,
+                               _ outMap: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status
+{
+    creatingHandle(outMap, named: "out_map", kind: .map) { () throws(APIFailure) in
+        guard let bytes else { throw .null("bytes") }
+        let label = name.map { String(cString: $0) } ?? "<memory>"
+        return try MapObject(bridging { () throws(RoadSnapError) in
+            try CompiledMap.open(bytes: bytes, size: size, name: label)
+        })
     }
 }
 

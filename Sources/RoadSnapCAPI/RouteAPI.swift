@@ -140,6 +140,33 @@ public func rs_router_create(_ map: OpaquePointer?, _ outRouter: UnsafeMutablePo
 }
 
 @implementation @c
+public func rs_router_create_ex(_ map: OpaquePointer?, _ options: UnsafePointer<rs_build_options>?,
+                                _ outRouter: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status
+{
+    creatingHandle(outRouter, named: "out_router", kind: .router) { () throws(APIFailure) in
+        let network = try HandleTable.shared.lookup(map, .map, as: MapObject.self).network
+        guard let o = options?.pointee else { return RouterObject(Router(network: network)) }
+        guard o.threads >= 0 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "threads must be >= 0, got \(o.threads)") }
+        var control = BuildControl(threads: Int(o.threads))
+        if let fn = o.progress {
+            let user = UnsafeSendable(o.user_data)
+            control.progress = { p in p.phase.withCString { fn(user.value, $0, p.fraction) } }
+        }
+        if let flag = o.cancel {
+            let cancel = UnsafeSendable(UnsafeRawPointer(flag))
+            control.cancellation = BuildCancellation(polling: { cancel.value?.load(as: Int32.self) != 0 })
+        }
+        return RouterObject(try bridging { () throws(RoadSnapError) in try Router(network: network, control: control) })
+    }
+}
+
+/// A C pointer handed to callbacks of a build that runs while the C call that gave it is in progress.
+struct UnsafeSendable<T>: @unchecked Sendable {
+    let value: T?
+    init(_ value: T?) { self.value = value }
+}
+
+@implementation @c
 public func rs_router_destroy(_ router: OpaquePointer?) -> rs_status {
     apiCall { () throws(APIFailure) in try HandleTable.shared.remove(router, .router) }
 }

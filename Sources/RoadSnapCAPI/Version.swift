@@ -29,6 +29,7 @@ public func rs_status_name(_ status: rs_status) -> UnsafePointer<CChar>? {
     case RS_E_GEOMETRY: return cString("RS_E_GEOMETRY")
     case RS_E_INTERNAL: return cString("RS_E_INTERNAL")
     case RS_E_NO_ROUTE: return cString("RS_E_NO_ROUTE")
+    case RS_E_CANCELED: return cString("RS_E_CANCELED")
     default: return cString("RS_E_UNKNOWN")
     }
 }

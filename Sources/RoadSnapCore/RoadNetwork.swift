@@ -1,17 +1,44 @@
-/// A road between two junctions: one piece of a way, with its geometry, direction and attributes.
+/// A road between two junctions: one piece of a way, with its geometry, direction and attributes. A value read
+/// from the network's edge records (the attributes and a string source id are decoded when asked for).
 public struct RoadEdge: Hashable, Sendable {
-    /// The source way or feature; several edges share it when a way is split at junctions.
-    public var sourceID: EdgeSourceID
+    /// The edge's index in the network.
+    public let index: Int
     /// Graph node indices at the geometry's start and end.
-    public var fromNode: Int
-    public var toNode: Int
+    public let fromNode: Int
+    public let toNode: Int
     /// Geometry: `shape[shapeStart ..< shapeStart + shapeCount]` of the network (at least 2 points).
-    public var shapeStart: Int
-    public var shapeCount: Int
+    public let shapeStart: Int
+    public let shapeCount: Int
     /// Length in metres (in the map's local metric frame, within a few ppm of the geodesic length for city maps).
-    public var length: Double
-    public var direction: TravelDirection
-    public var attributes: RoadAttributes
+    public let length: Double
+    public let direction: TravelDirection
+    private let attributeIndex: Int32
+    private let sourceKind: UInt8
+    private let sourceValue: Int64
+    private let store: EdgeStore
+
+    init(index: Int, record r: EdgeRecord, store: EdgeStore) {
+        self.index = index
+        fromNode = Int(r.from_node); toNode = Int(r.to_node)
+        shapeStart = Int(r.shape_start); shapeCount = Int(r.shape_count)
+        length = r.length
+        direction = TravelDirection(rawValue: r.direction) ?? .both
+        attributeIndex = r.attributes
+        sourceKind = r.source_kind
+        sourceValue = r.source_value
+        self.store = store
+    }
+
+    /// The source way or feature; several edges share it when a way is split at junctions.
+    public var sourceID: EdgeSourceID {
+        var r = EdgeRecord()
+        r.source_kind = sourceKind
+        r.source_value = sourceValue
+        return store.sourceID(r)
+    }
+
+    /// Tagged attributes (shared by the edges of one way).
+    public var attributes: RoadAttributes { store.attributes(attributeIndex) }
 
     /// Whether the edge may be travelled in its geometry direction (`forward`) or against it.
     @inlinable
@@ -20,6 +47,16 @@ public struct RoadEdge: Hashable, Sendable {
     }
 
     public var shapeRange: Range<Int> { shapeStart..<(shapeStart + shapeCount) }
+
+    public static func == (a: RoadEdge, b: RoadEdge) -> Bool {
+        a.index == b.index && a.fromNode == b.fromNode && a.toNode == b.toNode && a.shapeStart == b.shapeStart
+            && a.shapeCount == b.shapeCount && a.length == b.length && a.direction == b.direction
+            && a.sourceID == b.sourceID && a.attributes == b.attributes
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(index); h.combine(fromNode); h.combine(toNode); h.combine(length)
+    }
 }
 
 /// A turn restriction at a junction: from one edge, through a node, onto another edge.
@@ -72,19 +109,22 @@ public struct WayTurnRestriction: Hashable, Sendable {
 }
 
 /// An immutable, directed road network in one local metric frame, with its segment index. Thread-safe to share.
+///
+/// Its arrays are fixed-width values read in place: from heap buffers when the network is built from a map, or
+/// from the mapping of a compiled map (`CompiledMap`), which opens without decoding anything per element.
 public final class RoadNetwork: Sendable {
     /// Junction and dead-end positions (graph nodes).
-    public let nodes: [GeoCoordinate]
+    public let nodes: MappedArray<GeoCoordinate>
     /// OSM node id of each graph node (or a synthetic key for GeoJSON networks).
-    public let nodeKeys: [Int64]
+    public let nodeKeys: MappedArray<Int64>
     /// Exit numbers tagged on motorway junction nodes, by graph node.
-    public let exitNumbers: [Int: String]
-    public let edges: [RoadEdge]
+    public let exitNumbers: ExitNumbers
+    public let edges: EdgeTable
     /// Every edge's geometry, concatenated (see `RoadEdge.shapeStart`).
-    public let shape: [GeoCoordinate]
+    public let shape: MappedArray<GeoCoordinate>
     /// `shape` projected into the local frame.
-    public let localShape: [LocalPoint]
-    public let turnRestrictions: [TurnRestriction]
+    public let localShape: MappedArray<LocalPoint>
+    public let turnRestrictions: TurnRestrictionTable
     public let bounds: GeoBoundingBox
     /// Centre of the local transverse Mercator frame.
     public let frameCenter: GeoCoordinate
@@ -94,21 +134,38 @@ public final class RoadNetwork: Sendable {
     public let index: SegmentIndex
     /// Source file name, for messages.
     public let sourceName: String
+    let strings: StringTable
+    /// The compiled map this network was opened from (its routing sections are read by `Router`), if any.
+    let compiled: CompiledMapFile?
+    /// Sections of a lazily verified compiled map still to be checksummed before first use.
+    let deferredSections: [UInt32]
 
     /// Default largest search radius served from the index's cell cache, metres.
     public static let defaultIndexCacheRadius = 50.0
 
+    init(nodes: MappedArray<GeoCoordinate>, nodeKeys: MappedArray<Int64>, exitNumbers: ExitNumbers, edges: EdgeTable,
+         shape: MappedArray<GeoCoordinate>, localShape: MappedArray<LocalPoint>,
+         turnRestrictions: TurnRestrictionTable, bounds: GeoBoundingBox, frameCenter: GeoCoordinate, graph: RoadGraph,
+         index: SegmentIndex, sourceName: String, strings: StringTable, compiled: CompiledMapFile?,
+         deferredSections: [UInt32] = [])
+    {
+        self.deferredSections = deferredSections
+        self.nodes = nodes; self.nodeKeys = nodeKeys; self.exitNumbers = exitNumbers; self.edges = edges
+        self.shape = shape; self.localShape = localShape; self.turnRestrictions = turnRestrictions
+        self.bounds = bounds; self.frameCenter = frameCenter; self.graph = graph; self.index = index
+        self.sourceName = sourceName; self.strings = strings; self.compiled = compiled
+    }
+
     /// Builds a network from ways: splits them at shared vertices, projects, indexes, resolves restrictions.
-    public init(ways: [RoadWay], restrictions: [WayTurnRestriction] = [], exitRefs: [Int64: String] = [:],
-                sourceName: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius) throws(RoadSnapError)
+    public convenience init(ways: [RoadWay], restrictions: [WayTurnRestriction] = [], exitRefs: [Int64: String] = [:],
+                            sourceName: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius)
+        throws(RoadSnapError)
     {
         let usable = ways.filter { $0.coordinates.count >= 2 }
         guard let bounds = GeoBoundingBox(covering: usable.lazy.flatMap { $0.coordinates }) else {
             throw .noDrivableRoads(path: sourceName)
         }
-        self.bounds = bounds
-        self.sourceName = sourceName
-        frameCenter = bounds.center
+        let frameCenter = bounds.center
         let frame = try LocalFrame(centerLatitude: frameCenter.latitude, centerLongitude: frameCenter.longitude)
 
         // Vertex identity: node keys when given, else the coordinate rounded to 1e-7 degrees.
@@ -136,10 +193,29 @@ public final class RoadNetwork: Sendable {
             nodeKeys.append(k)
             return nodes.count - 1
         }
-        var edges: [RoadEdge] = []
+        var strings = StringTableBuilder()
+        var attributeIDs: [RoadAttributes: Int32] = [:]
+        var attributeList: [RoadAttributes] = []
+        var attributeRecords: [AttributeRecord] = []
+        var records: [EdgeRecord] = []
         var shape: [GeoCoordinate] = []
         var edgesOfWay: [EdgeSourceID: [Int]] = [:]
         for way in usable {
+            let attributeID: Int32
+            if let id = attributeIDs[way.attributes] {
+                attributeID = id
+            } else {
+                attributeID = Int32(attributeList.count)
+                attributeIDs[way.attributes] = attributeID
+                attributeList.append(way.attributes)
+                attributeRecords.append(EdgeStore.record(way.attributes, strings: &strings))
+            }
+            var sourceKind: UInt8 = 0, sourceValue: Int64 = 0
+            switch way.sourceID {
+            case let .osmWay(id): sourceKind = 0; sourceValue = id
+            case let .number(id): sourceKind = 1; sourceValue = id
+            case let .string(s): sourceKind = 2; sourceValue = Int64(strings.add(s))
+            }
             var startIndex = 0
             var piece: [GeoCoordinate] = [way.coordinates[0]]
             var lastKey = key(way, 0)
@@ -152,17 +228,23 @@ public final class RoadNetwork: Sendable {
                 if isEnd || (uses[k] ?? 0) >= 2 {
                     let from = node(key(way, startIndex), way.coordinates[startIndex])
                     let to = node(k, way.coordinates[i])
-                    edgesOfWay[way.sourceID, default: []].append(edges.count)
-                    edges.append(RoadEdge(sourceID: way.sourceID, fromNode: from, toNode: to, shapeStart: shape.count,
-                                          shapeCount: piece.count, length: 0, direction: way.direction,
-                                          attributes: way.attributes))
+                    edgesOfWay[way.sourceID, default: []].append(records.count)
+                    var r = EdgeRecord()
+                    r.from_node = Int32(from); r.to_node = Int32(to)
+                    r.shape_start = Int32(shape.count); r.shape_count = Int32(piece.count)
+                    r.source_value = sourceValue; r.source_kind = sourceKind
+                    r.attributes = attributeID; r.direction = way.direction.rawValue
+                    records.append(r)
                     shape.append(contentsOf: piece)
                     piece = [way.coordinates[i]]
                     startIndex = i
                 }
             }
         }
-        guard !edges.isEmpty else { throw .noDrivableRoads(path: sourceName) }
+        guard !records.isEmpty else { throw .noDrivableRoads(path: sourceName) }
+        guard shape.count < Int(Int32.max), nodes.count < Int(Int32.max) else {
+            throw .invalidMap(path: sourceName, reason: "more than 2^31 vertices")
+        }
 
         var xs: [Double] = [], ys: [Double] = []
         frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys)
@@ -177,22 +259,23 @@ public final class RoadNetwork: Sendable {
         // Segments for the index, and edge lengths in the local frame.
         var ax: [Double] = [], ay: [Double] = [], bx: [Double] = [], by: [Double] = []
         var segEdge: [Int32] = [], segOffset: [Double] = []
-        for e in edges.indices {
+        for e in records.indices {
             var offset = 0.0
-            let r = edges[e].shapeRange
-            for i in r.lowerBound..<(r.upperBound - 1) {
+            let lo = Int(records[e].shape_start), hi = lo + Int(records[e].shape_count)
+            for i in lo..<(hi - 1) {
                 let a = localShape[i], b = localShape[i + 1]
                 ax.append(a.x); ay.append(a.y); bx.append(b.x); by.append(b.y)
                 segEdge.append(Int32(e)); segOffset.append(offset)
                 offset += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
             }
-            edges[e].length = offset
+            records[e].length = offset
         }
-        index = try SegmentIndex(ax: ax, ay: ay, bx: bx, by: by, edge: segEdge, offset: segOffset,
-                                 directions: edges.map(\.direction), cacheRadius: indexCacheRadius)
+        let index = try SegmentIndex(ax: ax, ay: ay, bx: bx, by: by, edge: segEdge, offset: segOffset,
+                                     directions: records.map { TravelDirection(rawValue: $0.direction) ?? .both },
+                                     cacheRadius: indexCacheRadius)
 
         // Turn restrictions: from/to edges of the named ways that touch the via node.
-        var resolved: [TurnRestriction] = []
+        var resolved: [RestrictionRecord] = []
         for r in restrictions {
             guard let via = nodeOf[r.viaNodeKey] else { continue }
             let kind: TurnRestriction.Kind
@@ -200,29 +283,46 @@ public final class RoadNetwork: Sendable {
             else if r.restriction.hasPrefix("only_") { kind = .mandatory }
             else { continue }
             let touching = { (id: Int64) -> [Int] in
-                (edgesOfWay[.osmWay(id)] ?? []).filter { edges[$0].fromNode == via || edges[$0].toNode == via }
+                (edgesOfWay[.osmWay(id)] ?? []).filter {
+                    Int(records[$0].from_node) == via || Int(records[$0].to_node) == via
+                }
             }
             // OSM requires the from and to ways to start or end at the via node. A way that passes through it is
             // ambiguous: such a from-way (or a `no_*` to-way) is dropped rather than forbid a legal movement; an
             // `only_*` to-way passing through allows both of its halves.
             let from = touching(r.fromWay), to = touching(r.toWay)
             guard from.count == 1, !to.isEmpty, kind == .mandatory || to.count == 1 else { continue }
+            let value = strings.add(r.restriction)
             for t in to {
-                resolved.append(TurnRestriction(fromEdge: from[0], viaNode: via, toEdge: t, kind: kind,
-                                                restriction: r.restriction))
+                resolved.append(RestrictionRecord(from_edge: Int32(from[0]), via_node: Int32(via), to_edge: Int32(t),
+                                                  restriction: value, kind: kind == .mandatory ? 1 : 0))
             }
         }
-        var exits: [Int: String] = [:]
-        for (k, ref) in exitRefs { if let n = nodeOf[k] { exits[n] = ref } }
+        var exits: [(node: Int32, ref: UInt32)] = []
+        for (k, ref) in exitRefs { if let n = nodeOf[k] { exits.append((Int32(n), strings.add(ref))) } }
+        exits.sort { $0.node < $1.node }
 
-        self.nodes = nodes
-        self.nodeKeys = nodeKeys
-        self.exitNumbers = exits
-        self.edges = edges
-        self.shape = shape
-        self.localShape = localShape
-        self.turnRestrictions = resolved
-        self.graph = RoadGraph(nodeCount: nodes.count, edges: edges, restrictions: resolved)
+        let table = strings.build()
+        let store = EdgeStore(records: MappedArray(records), attributeRecords: MappedArray(attributeRecords),
+                              strings: table, decoded: attributeList)
+        let edges = EdgeTable(store: store)
+        let restrictionTable = TurnRestrictionTable(records: MappedArray(resolved), strings: table)
+        let graph = RoadGraph(nodeCount: nodes.count, edges: edges, restrictions: restrictionTable)
+        self.init(nodes: MappedArray(nodes), nodeKeys: MappedArray(nodeKeys),
+                  exitNumbers: ExitNumbers(nodes: MappedArray(exits.map(\.node)), refs: MappedArray(exits.map(\.ref)),
+                                           strings: table),
+                  edges: edges, shape: MappedArray(shape), localShape: MappedArray(localShape),
+                  turnRestrictions: restrictionTable, bounds: bounds, frameCenter: frameCenter, graph: graph,
+                  index: index, sourceName: sourceName, strings: table, compiled: nil)
+    }
+
+    /// Verifies the checksums of a compiled map opened with lazy verification (once; later calls return at once).
+    /// Query contexts (`SegmentQuery`, hence snappers, matchers, routers and navigators) and `MatchGraph` call it
+    /// before reading the network; call it before reading the network's arrays directly after a lazy open.
+    /// No-op for other networks. Throws `invalidMap` naming the damaged section.
+    public func verifyStorage() throws(RoadSnapError) {
+        guard let compiled else { return }
+        for id in deferredSections { try compiled.verify(id) }
     }
 
     /// A new PROJ frame of this network (one per thread).
@@ -231,10 +331,10 @@ public final class RoadNetwork: Sendable {
     }
 
     /// Local-frame geometry of edge `e`.
-    public func localGeometry(ofEdge e: Int) -> ArraySlice<LocalPoint> { localShape[edges[e].shapeRange] }
+    public func localGeometry(ofEdge e: Int) -> Slice<MappedArray<LocalPoint>> { localShape[edges[e].shapeRange] }
 
     /// Geometry of edge `e`.
-    public func geometry(ofEdge e: Int) -> ArraySlice<GeoCoordinate> { shape[edges[e].shapeRange] }
+    public func geometry(ofEdge e: Int) -> Slice<MappedArray<GeoCoordinate>> { shape[edges[e].shapeRange] }
 
     /// The local-frame point `offset` metres along edge `e` (clamped to the edge).
     public func localPoint(onEdge e: Int, offset: Double) -> LocalPoint {

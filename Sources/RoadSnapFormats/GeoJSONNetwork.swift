@@ -137,12 +137,19 @@ public enum GeoJSONNetworkReader {
     }
 }
 
-/// Opens a map by its file name: `.geojson`/`.json` as a GeoJSON network, anything else as OSM via libosmium.
+/// Opens a map: a compiled map (`.rsmap`, recognised by its content) memory-mapped in place, `.geojson`/`.json` as
+/// a GeoJSON network, anything else as OSM via libosmium.
 public enum MapLoader {
-    public static func load(path: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius)
+    /// `indexCacheRadius` applies to source maps; a compiled map keeps the radius it was compiled with.
+    /// `verification` says when a compiled map's checksums are verified (see `CompiledMap.open`).
+    public static func load(path: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius,
+                            verification: CompiledMapFile.Verification = .all)
         throws(RoadSnapError) -> RoadNetwork
     {
         let lower = path.lowercased()
+        if lower.hasSuffix(".rsmap") || CompiledMap.isCompiledMap(path: path) {
+            return try CompiledMap.open(path: path, verification: verification)
+        }
         if lower.hasSuffix(".geojson") || lower.hasSuffix(".json") {
             return try GeoJSONNetworkReader.read(path: path, indexCacheRadius: indexCacheRadius)
         }

@@ -10,6 +10,19 @@ enum InfoCommand {
         let network = try MapLoader.load(path: path)
         let seconds = monotonicSeconds() - t0
         var out = "map: \(path)\n"
+        if let source = CompiledMap.source(of: network) {
+            out += "compiled from: \(source.path)\n"
+            switch CompiledMap.isStale(network) {
+            case true?: out += "source: STALE - \(source.path) changed since it was compiled; run roadsnap compile again\n"
+            case false?: out += "source: unchanged since compiled\n"
+            case nil: out += "source: cannot be checked (not found or compiled from memory)\n"
+            }
+            if let parts = CompiledMap.sizeBreakdown(of: network) {
+                out += "compiled bytes per edge: " + parts.map {
+                    "\($0.part) \(format(Double($0.bytes) / Double(max(1, network.edges.count)), 0))"
+                }.joined(separator: ", ") + "\n"
+            }
+        }
         out += "nodes: \(network.nodes.count)\nedges: \(network.edges.count)\n"
         out += "segments: \(network.index.segmentCount)\n"
         out += "turn restrictions: \(network.turnRestrictions.count)\n"

@@ -27,8 +27,7 @@ enum NavigateCommand {
         let traffic = try opts.string("traffic").map { p throws(RoadSnapError) in try TrafficFeedReader.read(path: p) }
 
         let network = try MapLoader.load(path: mapPath)
-        let router = Router(network: network, algorithm: network.edges.count <= RouteCommand.autoHierarchyEdgeLimit
-            ? .contractionHierarchy : .dijkstra, prepare: [routingOptions])
+        let router = Router(network: network, algorithm: RouteCommand.autoAlgorithm(network), prepare: [routingOptions])
         let virtual = opts.flags.contains("simulate") && opts.flags.contains("virtual-clock")
         let virtualClock = virtual ? VirtualClock(start: SystemClock().now) : nil
         let clock: NavigationClock = virtualClock ?? SystemClock()

@@ -10,6 +10,12 @@ enum RouteCommand {
     /// Above this many edges a one-off query is answered by Dijkstra: preprocessing would cost more than it saves.
     static let autoHierarchyEdgeLimit = 20_000
 
+    /// The hierarchy when it is cheap to build or already built into a compiled map, else Dijkstra.
+    static func autoAlgorithm(_ network: RoadNetwork) -> RoutingAlgorithm {
+        network.edges.count <= autoHierarchyEdgeLimit || CompiledMap.hasStoredHierarchy(network)
+            ? .contractionHierarchy : .dijkstra
+    }
+
     static func run(_ args: [String]) throws -> Int32 {
         let opts = try Options(args, booleans: ["same-side"])
         let path = try opts.require("map")
@@ -34,7 +40,7 @@ enum RouteCommand {
         switch opts.string("algorithm") ?? "auto" {
         case "ch": algorithm = .contractionHierarchy
         case "dijkstra": algorithm = .dijkstra
-        case "auto": algorithm = network.edges.count <= autoHierarchyEdgeLimit ? .contractionHierarchy : .dijkstra
+        case "auto": algorithm = autoAlgorithm(network)
         case let other: throw RoadSnapError.invalidArgument("--algorithm expects auto, ch or dijkstra, got '\(other)'")
         }
         let router = Router(network: network, algorithm: algorithm, prepare: [options])

@@ -14,6 +14,7 @@ struct Subcommand: Sendable {
 
 let subcommands: [Subcommand] = [
     Subcommand(name: "info", usage: "roadsnap info --map MAP", run: InfoCommand.run),
+    Subcommand(name: "compile", usage: CompileCommand.usage, run: CompileCommand.run),
     Subcommand(name: "snap", usage: "roadsnap snap --map MAP [--radius M] [--format csv|geojson] [--out FILE] TRACK",
                run: SnapCommand.run),
     Subcommand(name: "match", usage: MatchCommand.usage, run: MatchCommand.run),

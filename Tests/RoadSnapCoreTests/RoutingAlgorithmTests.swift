@@ -42,7 +42,7 @@ enum RoutingTestData {
         let prepared = router.profile(RoutingOptions())
         let g = prepared.graph
         let ch = coreDegree == ContractionHierarchy.defaultCoreDegree
-            ? try #require(prepared.hierarchy) : ContractionHierarchy(graph: g, coreDegree: coreDegree)
+            ? try #require(prepared.hierarchy) : try ContractionHierarchy(graph: g, coreDegree: coreDegree)
         if coreDegree < ContractionHierarchy.defaultCoreDegree { #expect(ch.coreSize > 100) }
         let arcs = (0..<g.arcCount).filter { router.network.graph.arcTail[$0] >= 0 }
         var rng = SeededGenerator(seed: 44)

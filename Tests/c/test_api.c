@@ -14,7 +14,7 @@
 #include "track.h"
 
 static char map_path[4096], track_path[4096], geojson_path[4096], bad_map_path[4096];
-static char small_map_path[4096], small_track_path[4096];
+static char small_map_path[4096], small_track_path[4096], compiled_map_path[4096];
 /* First and last fix of the small map's track, for routing from several threads. */
 static rs_waypoint small_ends[2];
 
@@ -1215,6 +1215,79 @@ static void test_small_map(rs_router **out_router, rs_map **out_map) {
     *out_map = map;
 }
 
+/* Router preprocessing with progress, cancel flag and threads (rs_router_create_ex). */
+typedef struct build_watch {
+    int calls, contracting, out_of_order;
+    char last_phase[32];
+    double last_fraction;
+    volatile int32_t *cancel; /* set to 1 once contracting passes cancel_after (when not NULL) */
+    double cancel_after;
+    int calls_after_cancel;
+} build_watch;
+
+static void on_build_progress(void *user_data, const char *phase, double fraction) {
+    build_watch *w = user_data;
+    if (w->cancel && *w->cancel) w->calls_after_cancel++;
+    w->calls++;
+    if (fraction < 0 || fraction > 1) w->out_of_order++;
+    if (strcmp(phase, w->last_phase) == 0 && fraction < w->last_fraction) w->out_of_order++;
+    if (strcmp(phase, "contracting") == 0) {
+        w->contracting++;
+        if (w->cancel && fraction > w->cancel_after) *w->cancel = 1;
+    }
+    snprintf(w->last_phase, sizeof w->last_phase, "%s", phase);
+    w->last_fraction = fraction;
+}
+
+static void test_router_build_options(rs_map *map) {
+    int64_t handles = rs_open_handle_count();
+    rs_router *r = NULL;
+    CHECK(strcmp(rs_status_name(RS_E_CANCELED), "RS_E_CANCELED") == 0);
+    CHECK_STATUS(rs_router_create_ex(map, NULL, NULL), RS_E_NULL_ARGUMENT);
+    CHECK_STATUS(rs_router_create_ex(map, NULL, &r), RS_OK); /* NULL options: as rs_router_create */
+    CHECK_STATUS(rs_router_destroy(r), RS_OK);
+
+    rs_build_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = -1;
+    r = (rs_router *)(uintptr_t)1;
+    CHECK_STATUS(rs_router_create_ex(map, &o, &r), RS_E_INVALID_ARGUMENT);
+    CHECK(r == NULL);
+
+    /* Progress: phases in order, fractions rising within each, the last report "search graph" at 1. */
+    build_watch w;
+    memset(&w, 0, sizeof w);
+    o.threads = 2;
+    o.progress = on_build_progress;
+    o.user_data = &w;
+    CHECK_STATUS(rs_router_create_ex(map, &o, &r), RS_OK);
+    CHECK(r != NULL);
+    CHECK(w.calls > 4 && w.contracting > 2 && w.out_of_order == 0);
+    CHECK(strcmp(w.last_phase, "search graph") == 0 && w.last_fraction == 1);
+    rs_route *route = NULL;
+    rs_waypoint ends[2] = {waypoint_at(&fixes[0]), waypoint_at(&fixes[fix_count - 1])};
+    CHECK_STATUS(rs_router_route(r, ends, 2, NULL, NULL, &route), RS_OK);
+    CHECK_STATUS(rs_route_close(route), RS_OK);
+    CHECK_STATUS(rs_router_destroy(r), RS_OK);
+
+    /* Canceled mid-contraction from the progress callback: RS_E_CANCELED, no handle, nothing left open. */
+    volatile int32_t cancel = 0;
+    memset(&w, 0, sizeof w);
+    w.cancel = &cancel;
+    w.cancel_after = 0.2;
+    o.cancel = &cancel;
+    r = (rs_router *)(uintptr_t)1;
+    CHECK_STATUS(rs_router_create_ex(map, &o, &r), RS_E_CANCELED);
+    CHECK(r == NULL);
+    CHECK(cancel == 1 && w.calls_after_cancel == 0);
+    CHECK_MESSAGE("canceled");
+    /* Already set before the call: canceled at once. */
+    memset(&w, 0, sizeof w);
+    CHECK_STATUS(rs_router_create_ex(map, &o, &r), RS_E_CANCELED);
+    CHECK(r == NULL && w.contracting == 0);
+    CHECK(rs_open_handle_count() == handles);
+}
+
 static void test_threads(rs_map *map, rs_router *router) {
     rs_snapper *s = NULL;
     rs_route *route = NULL;
@@ -1242,11 +1315,97 @@ static void test_threads(rs_map *map, rs_router *router) {
     CHECK_STATUS(rs_snapper_destroy(s), RS_OK);
 }
 
+/* Same counts, bounds, edges, names and snaps on two maps (the source and its compiled form). */
+static void check_same_map(rs_map *a, rs_map *b) {
+    rs_map_info ia, ib;
+    CHECK_STATUS(rs_map_get_info(a, &ia), RS_OK);
+    CHECK_STATUS(rs_map_get_info(b, &ib), RS_OK);
+    CHECK(ia.node_count == ib.node_count && ia.edge_count == ib.edge_count && ia.total_length == ib.total_length);
+    CHECK(ia.min_latitude == ib.min_latitude && ia.max_longitude == ib.max_longitude);
+    for (int64_t e = 0; e < ia.edge_count; e++) {
+        rs_edge_info ea, eb;
+        CHECK_STATUS(rs_map_get_edge(a, e, &ea), RS_OK);
+        CHECK_STATUS(rs_map_get_edge(b, e, &eb), RS_OK);
+        CHECK(ea.source_id == eb.source_id && ea.from_node == eb.from_node && ea.to_node == eb.to_node);
+        CHECK(ea.length == eb.length && ea.direction == eb.direction && ea.is_roundabout == eb.is_roundabout);
+        CHECK(strcmp(ea.road_class, eb.road_class) == 0);
+        char na[256], nb[256];
+        CHECK_STATUS(rs_map_edge_name(a, e, na, sizeof na, NULL), RS_OK);
+        CHECK_STATUS(rs_map_edge_name(b, e, nb, sizeof nb, NULL), RS_OK);
+        CHECK(strcmp(na, nb) == 0);
+    }
+    rs_snapper *sa = NULL, *sb = NULL;
+    CHECK_STATUS(rs_snapper_create(a, 0, &sa), RS_OK);
+    CHECK_STATUS(rs_snapper_create(b, 0, &sb), RS_OK);
+    int snapped = 0;
+    for (int i = 0; i < 200; i++) {
+        double lat = ia.min_latitude + (ia.max_latitude - ia.min_latitude) * ((i * 37) % 200) / 200.0;
+        double lon = ia.min_longitude + (ia.max_longitude - ia.min_longitude) * ((i * 91) % 200) / 200.0;
+        rs_fix f = rs_fix_make(lat, lon);
+        rs_snap_result ra, rb;
+        CHECK_STATUS(rs_snapper_snap(sa, &f, &ra), RS_OK);
+        CHECK_STATUS(rs_snapper_snap(sb, &f, &rb), RS_OK);
+        CHECK(ra.status == rb.status);
+        if (ra.status == RS_SNAP_SNAPPED) { /* (no-road results carry NaN distances) */
+            CHECK(ra.edge == rb.edge && ra.distance == rb.distance && ra.offset == rb.offset);
+            CHECK(ra.latitude == rb.latitude && ra.longitude == rb.longitude && ra.bearing == rb.bearing);
+            snapped++;
+        }
+    }
+    CHECK(snapped > 20);
+    CHECK_STATUS(rs_snapper_destroy(sa), RS_OK);
+    CHECK_STATUS(rs_snapper_destroy(sb), RS_OK);
+}
+
+/* A compiled map (made by `roadsnap compile` from the small map) through rs_map_open and rs_map_open_memory. */
+static void test_compiled_map(void) {
+    rs_map *source = NULL, *compiled = NULL, *in_memory = NULL, *bad = NULL;
+    CHECK_STATUS(rs_map_open(small_map_path, &source), RS_OK);
+    CHECK_STATUS(rs_map_open(compiled_map_path, &compiled), RS_OK);
+    if (source && compiled) check_same_map(source, compiled);
+
+    FILE *file = fopen(compiled_map_path, "rb");
+    CHECK(file != NULL);
+    if (!file) return;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    void *bytes = NULL;
+    CHECK(size > 128 && posix_memalign(&bytes, 64, (size_t)size + 64) == 0);
+    if (!bytes) { fclose(file); return; }
+    CHECK(fread(bytes, 1, (size_t)size, file) == (size_t)size);
+    fclose(file);
+    CHECK_STATUS(rs_map_open_memory(bytes, (size_t)size, "flash", &in_memory), RS_OK);
+    if (source && in_memory) check_same_map(source, in_memory);
+    /* Errors: NULL bytes, misaligned bytes, a truncated map, a flipped byte, bytes that are not a compiled map. */
+    CHECK_STATUS(rs_map_open_memory(NULL, (size_t)size, "flash", &bad), RS_E_NULL_ARGUMENT);
+    CHECK(bad == NULL);
+    memmove((char *)bytes + 8, bytes, (size_t)size);
+    CHECK_STATUS(rs_map_open_memory((char *)bytes + 8, (size_t)size, "flash", &bad), RS_E_INVALID_ARGUMENT);
+    memmove(bytes, (char *)bytes + 8, (size_t)size);
+    CHECK_STATUS(rs_map_open_memory(bytes, (size_t)size - 1, "flash", &bad), RS_E_INVALID_MAP);
+    CHECK(strstr(rs_last_error_message(), "flash") != NULL && strstr(rs_last_error_message(), "truncated") != NULL);
+    ((unsigned char *)bytes)[size / 2] ^= 0x10;
+    CHECK_STATUS(rs_map_open_memory(bytes, (size_t)size, "flash", &bad), RS_E_INVALID_MAP);
+    CHECK(strstr(rs_last_error_message(), "corrupt") != NULL);
+    ((unsigned char *)bytes)[size / 2] ^= 0x10;
+    memset(bytes, 'x', 8);
+    CHECK_STATUS(rs_map_open_memory(bytes, (size_t)size, NULL, &bad), RS_E_INVALID_MAP);
+    CHECK(strstr(rs_last_error_message(), "<memory>") != NULL && strstr(rs_last_error_message(), "not a compiled") != NULL);
+    CHECK(bad == NULL);
+    /* The in-memory map reads the caller's bytes: close it before they are freed. */
+    CHECK_STATUS(rs_map_close(in_memory), RS_OK);
+    free(bytes);
+    CHECK_STATUS(rs_map_close(compiled), RS_OK);
+    CHECK_STATUS(rs_map_close(source), RS_OK);
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s REPO_ROOT\n", argv[0]);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s REPO_ROOT COMPILED_SMALL_MAP.rsmap\n", argv[0]);
         return 2;
     }
+    snprintf(compiled_map_path, sizeof compiled_map_path, "%s", argv[2]);
     snprintf(map_path, sizeof map_path, "%s/Samples/bellevue-issue147.osm.gz", argv[1]);
     snprintf(track_path, sizeof track_path, "%s/Samples/newson-krumm-bellevue.csv", argv[1]);
     snprintf(geojson_path, sizeof geojson_path, "%s/Tests/c/Fixtures/two-roads.geojson", argv[1]);
@@ -1284,7 +1443,9 @@ int main(int argc, char **argv) {
     test_speed_alerts();
     test_navigator_reentry();
     test_garbage();
+    test_compiled_map();
     test_threads(map, router);
+    test_router_build_options(map);
     CHECK_STATUS(rs_router_destroy(router), RS_OK);
     CHECK_STATUS(rs_map_close(small_map), RS_OK);
     CHECK_STATUS(rs_map_close(map), RS_OK);

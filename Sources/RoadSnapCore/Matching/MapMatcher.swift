@@ -1,13 +1,13 @@
 extension MatchGraph {
-    /// The matching graph of a network: its arcs, lengths and turn restrictions. Build once, share between threads.
+    /// The matching graph of a network: its arcs, lengths and turn restrictions, read in place from the network's
+    /// arrays (no copy). Build once, share between threads.
     public convenience init(network: RoadNetwork) throws(RoadSnapError) {
+        try network.verifyStorage()
         let g = network.graph
-        let restrictions = network.turnRestrictions.map {
-            (fromEdge: Int32($0.fromEdge), via: Int32($0.viaNode), toEdge: Int32($0.toEdge),
-             mandatory: $0.kind == .mandatory)
-        }
-        try self.init(nodeCount: g.nodeCount, outStart: g.outStart, outArcs: g.outArcs, arcTail: g.arcTail,
-                      arcHead: g.arcHead, arcLength: g.arcLength, reverseArc: g.reverseArc, restrictions: restrictions)
+        try self.init(borrowingNodeCount: g.nodeCount, outStart: g.outStart, outArcs: g.outArcs, arcTail: g.arcTail,
+                      arcHead: g.arcHead, arcLength: g.arcLength, twin: g.reverseArc,
+                      restrictionStart: g.restrictionStart, restrictionVia: g.restrictionVia,
+                      restrictionTo: g.restrictionTo, restrictionMandatory: g.restrictionMandatory, owner: g)
     }
 }
 

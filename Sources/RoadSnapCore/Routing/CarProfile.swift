@@ -45,13 +45,20 @@ public enum CarProfile {
 /// Bearings of every arc near its ends, and which edges connect to the main network. Built once per network.
 struct ArcGeometry: Sendable {
     /// Bearing leaving the arc's tail (towards a point ~15 m in) and arriving at its head.
-    let startBearing: [Double]
-    let endBearing: [Double]
+    let startBearing: MappedArray<Double>
+    let endBearing: MappedArray<Double>
     /// Edges a route can leave into / arrive from the main network (the biggest strongly connected component):
     /// waypoints prefer them over fragments cut off by the extract or by one-ways, as OSRM does.
-    let startsOnMain: [Bool]
-    let endsOnMain: [Bool]
+    let startsOnMain: MappedArray<Bool>
+    let endsOnMain: MappedArray<Bool>
     static let bearingReach = 15.0
+
+    init(startBearing: MappedArray<Double>, endBearing: MappedArray<Double>, startsOnMain: MappedArray<Bool>,
+         endsOnMain: MappedArray<Bool>)
+    {
+        self.startBearing = startBearing; self.endBearing = endBearing
+        self.startsOnMain = startsOnMain; self.endsOnMain = endsOnMain
+    }
 
     init(network: RoadNetwork) {
         let n = network.edges.count
@@ -68,7 +75,7 @@ struct ArcGeometry: Sendable {
             start[2 * e + 1] = localBearing(from: last, to: nearEnd)
             end[2 * e + 1] = localBearing(from: nearStart, to: first)
         }
-        startBearing = start; endBearing = end
+        startBearing = MappedArray(start); endBearing = MappedArray(end)
         // Strongly connected components of the directed node graph (iterative Tarjan).
         let g = network.graph
         let nodeCount = network.nodes.count
@@ -132,8 +139,8 @@ struct ArcGeometry: Sendable {
         func entries(_ e: RoadEdge) -> Bool {
             (e.allows(forward: true) && fromMain[e.fromNode]) || (e.allows(forward: false) && fromMain[e.toNode])
         }
-        startsOnMain = network.edges.map(exits)
-        endsOnMain = network.edges.map(entries)
+        startsOnMain = MappedArray(network.edges.map(exits))
+        endsOnMain = MappedArray(network.edges.map(entries))
     }
 
     /// Signed turn angle from arriving on `a` to leaving on `b`, degrees in (-180, 180], positive to the right.
@@ -156,15 +163,24 @@ func signedAngle(from: Double, to: Double) -> Double {
 final class TurnGraph: Sendable {
     let arcCount: Int
     /// Cost of travelling each whole arc, milliseconds (penalties included); 0 for arcs that do not exist.
-    let arcCost: [Int32]
+    let arcCost: MappedArray<Int32>
     /// Turns leaving arc `a`: `turnTarget[turnStart[a] ..< turnStart[a + 1]]` with their costs.
-    let turnStart: [Int32]
-    let turnTarget: [Int32]
-    let turnCost: [Int32]
+    let turnStart: MappedArray<Int32>
+    let turnTarget: MappedArray<Int32>
+    let turnCost: MappedArray<Int32>
     /// Turns entering arc `b`: `reverseSource[reverseStart[b] ..< reverseStart[b + 1]]` with their costs.
-    let reverseStart: [Int32]
-    let reverseSource: [Int32]
-    let reverseCost: [Int32]
+    let reverseStart: MappedArray<Int32>
+    let reverseSource: MappedArray<Int32>
+    let reverseCost: MappedArray<Int32>
+
+    init(arcCount: Int, arcCost: MappedArray<Int32>, turnStart: MappedArray<Int32>, turnTarget: MappedArray<Int32>,
+         turnCost: MappedArray<Int32>, reverseStart: MappedArray<Int32>, reverseSource: MappedArray<Int32>,
+         reverseCost: MappedArray<Int32>)
+    {
+        self.arcCount = arcCount; self.arcCost = arcCost; self.turnStart = turnStart; self.turnTarget = turnTarget
+        self.turnCost = turnCost; self.reverseStart = reverseStart; self.reverseSource = reverseSource
+        self.reverseCost = reverseCost
+    }
 
     init(network: RoadNetwork, geometry: ArcGeometry, options: RoutingOptions, drivingSide: DrivingSide) {
         let graph = network.graph
@@ -177,7 +193,7 @@ final class TurnGraph: Sendable {
             if CarProfile.avoids(edge.attributes, options: options) { s *= CarProfile.avoidFactor }
             cost[a] = Int32(min(Double(Int32.max / 8), (s * 1000).rounded()))
         }
-        arcCost = cost
+        arcCost = MappedArray(cost)
         var start: [Int32] = [0], target: [Int32] = [], tcost: [Int32] = []
         start.reserveCapacity(arcCount + 1)
         for a in 0..<arcCount {
@@ -199,7 +215,7 @@ final class TurnGraph: Sendable {
             }
             start.append(Int32(target.count))
         }
-        turnStart = start; turnTarget = target; turnCost = tcost
+        turnStart = MappedArray(start); turnTarget = MappedArray(target); turnCost = MappedArray(tcost)
         // Reverse adjacency.
         var count = [Int32](repeating: 0, count: arcCount + 1)
         for t in target { count[Int(t) + 1] += 1 }
@@ -213,7 +229,7 @@ final class TurnGraph: Sendable {
                 rs[slot] = Int32(a); rc[slot] = tcost[k]
             }
         }
-        reverseStart = count; reverseSource = rs; reverseCost = rc
+        reverseStart = MappedArray(count); reverseSource = MappedArray(rs); reverseCost = MappedArray(rc)
     }
 
     /// Milliseconds of a turn `a -> b` alone (without travelling `b`), or nil when the turn is not allowed.

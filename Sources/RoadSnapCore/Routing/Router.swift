@@ -19,25 +19,57 @@ public final class Router: Sendable {
     /// Search radius for waypoints, metres; beyond it the waypoint is a `.waypointError`.
     public let waypointRadius: Double
     let geometry: ArcGeometry
+    /// Why the network's storage cannot be used (a lazily verified compiled map that failed its checksums), if so.
+    let storageError: RoadSnapError?
     private let profiles = Mutex<[Int: PreparedProfile]>([:])
     private let snappers = Mutex<[SnapperBox]>([])
     private let spaces = Mutex<[SearchSpace]>([])
 
-    public init(network: RoadNetwork, algorithm: RoutingAlgorithm = .contractionHierarchy,
-                drivingSide: DrivingSide? = nil, waypointRadius: Double = 500,
-                prepare options: [RoutingOptions] = [RoutingOptions()])
+    public convenience init(network: RoadNetwork, algorithm: RoutingAlgorithm = .contractionHierarchy,
+                            drivingSide: DrivingSide? = nil, waypointRadius: Double = 500,
+                            prepare options: [RoutingOptions] = [RoutingOptions()])
+    {
+        self.init(unprepared: network, algorithm: algorithm, drivingSide: drivingSide, waypointRadius: waypointRadius)
+        if storageError == nil { for o in options { _ = profile(o) } }
+    }
+
+    /// A router whose preprocessing reports progress and can be canceled: `control.progress` receives the
+    /// hierarchy build's phases ("turn graph", then "priorities", "contracting", "search graph") for each prepared
+    /// option set in turn; when `control.cancellation` is canceled this throws `RoadSnapError.canceled` and no
+    /// router is made. `control.threads` sets the worker threads of the contraction (0: every available core).
+    public convenience init(network: RoadNetwork, algorithm: RoutingAlgorithm = .contractionHierarchy,
+                            drivingSide: DrivingSide? = nil, waypointRadius: Double = 500,
+                            prepare options: [RoutingOptions] = [RoutingOptions()],
+                            control: BuildControl) throws(RoadSnapError)
+    {
+        self.init(unprepared: network, algorithm: algorithm, drivingSide: drivingSide, waypointRadius: waypointRadius)
+        if let storageError { throw storageError }
+        for o in options { _ = try prepareProfile(o, control: control) }
+    }
+
+    private init(unprepared network: RoadNetwork, algorithm: RoutingAlgorithm, drivingSide: DrivingSide?,
+                 waypointRadius: Double)
     {
         self.network = network
         self.algorithm = algorithm
         self.drivingSide = drivingSide ?? DrivingSide.at(network.frameCenter)
         self.waypointRadius = waypointRadius
-        geometry = ArcGeometry(network: network)
-        for o in options { _ = profile(o) }
+        do {
+            try network.verifyStorage()
+            storageError = nil
+        } catch {
+            storageError = error
+            geometry = ArcGeometry(startBearing: MappedArray(), endBearing: MappedArray(), startsOnMain: MappedArray(),
+                                   endsOnMain: MappedArray())
+            return
+        }
+        geometry = CompiledMap.storedGeometry(of: network) ?? ArcGeometry(network: network)
     }
 
     /// Routes through the request's waypoints, one leg per destination. `isCanceled` is polled between stages; when
     /// it returns true the result is `.canceled`.
     public func route(_ request: RouteRequest, isCanceled: () -> Bool = { false }) -> RouteResult {
+        if let storageError { return RouteResult(status: .internalError, message: "\(storageError)") }
         guard request.travelMode == .driving else {
             return RouteResult(status: .travelModeUnsupported, message: "only driving routes are supported")
         }
@@ -87,6 +119,7 @@ public final class Router: Sendable {
 
     /// Travel cost in milliseconds between two waypoints under `options` (the quantity routes minimise), or nil.
     public func cost(from a: Waypoint, to b: Waypoint, options: RoutingOptions = RoutingOptions()) -> Int64? {
+        if storageError != nil { return nil }
         guard let snapper = try? takeSnapper() else { return nil }
         defer { snappers.withLock { $0.append(snapper) } }
         guard let pa = place(a, snapper: snapper.snapper, isOrigin: true),
@@ -98,8 +131,10 @@ public final class Router: Sendable {
 
     /// Size of the contraction hierarchy prepared for `options` (nil for Dijkstra routers), for benchmarks and logs.
     public func hierarchyStatistics(options: RoutingOptions = RoutingOptions()) -> HierarchyStatistics? {
-        profile(options).hierarchy.map {
-            HierarchyStatistics(turnNodes: $0.nodeCount, shortcuts: $0.shortcutCount, coreSize: $0.coreSize)
+        if storageError != nil { return nil }
+        return profile(options).hierarchy.map {
+            HierarchyStatistics(turnNodes: $0.nodeCount, shortcuts: $0.shortcutCount, coreSize: $0.coreSize,
+                                contractionRounds: $0.rounds)
         }
     }
 
@@ -119,12 +154,30 @@ public final class Router: Sendable {
         return nil
     }
 
+    /// The prepared profile of an avoid combination, built on first use. Without a cancellation the build can fail
+    /// only by running out of memory; the profile then routes by Dijkstra (same results, slower queries).
     func profile(_ options: RoutingOptions) -> PreparedProfile {
+        if let p = try? prepareProfile(options, control: BuildControl()) { return p }
+        let graph = TurnGraph(network: network, geometry: geometry, options: options, drivingSide: drivingSide)
+        return PreparedProfile(graph: graph, hierarchy: nil)
+    }
+
+    func prepareProfile(_ options: RoutingOptions, control: BuildControl) throws(RoadSnapError) -> PreparedProfile {
         let key = (options.avoidsHighways ? 1 : 0) | (options.avoidsTolls ? 2 : 0) | (options.avoidsFerries ? 4 : 0)
         if let p = profiles.withLock({ $0[key] }) { return p }
-        let graph = TurnGraph(network: network, geometry: geometry, options: options, drivingSide: drivingSide)
-        let ch = algorithm == .contractionHierarchy ? ContractionHierarchy(graph: graph) : nil
-        let prepared = PreparedProfile(graph: graph, hierarchy: ch)
+        let prepared: PreparedProfile
+        if key == 0, algorithm == .contractionHierarchy,
+           let stored = CompiledMap.storedProfile(of: network, drivingSide: drivingSide)
+        {
+            prepared = stored  // the default options' hierarchy, read in place from a compiled map
+        } else {
+            control.progress?(BuildProgress(phase: "turn graph", fraction: 0))
+            try control.checkCanceled("routing hierarchy")
+            let graph = TurnGraph(network: network, geometry: geometry, options: options, drivingSide: drivingSide)
+            control.progress?(BuildProgress(phase: "turn graph", fraction: 1))
+            let ch = algorithm == .contractionHierarchy ? try ContractionHierarchy(graph: graph, control: control) : nil
+            prepared = PreparedProfile(graph: graph, hierarchy: ch)
+        }
         return profiles.withLock { table in
             if let p = table[key] { return p }
             table[key] = prepared
@@ -212,6 +265,8 @@ public struct HierarchyStatistics: Hashable, Sendable {
     public var shortcuts: Int
     /// Nodes left uncontracted (searched by bidirectional Dijkstra).
     public var coreSize: Int
+    /// Rounds of the contraction (each contracts an independent set of nodes in parallel).
+    public var contractionRounds: Int
 }
 
 /// The turn graph and (when the algorithm uses one) the hierarchy of one avoid combination.

@@ -1,0 +1,967 @@
+/*
+ * Contraction-hierarchy preprocessing: independent node sets contracted in rounds, in parallel.
+ * See cshims_ch.h for the contract. Memory: per node ~60 bytes plus ~17 bytes per worker thread; per link 28 bytes
+ * plus two adjacency entries of 12 bytes while it is in the remaining graph.
+ */
+#define _GNU_SOURCE
+#include "cshims.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One adjacency entry of the remaining graph: the other endpoint, the link's cost and id. */
+typedef struct {
+    int32_t node, cost, link;
+} entry;
+
+/* Adjacency lists that change during contraction, in one pool: node v owns pool[start[v] ..< start[v] + count[v]]
+ * and moves to the pool's end (doubling its capacity) when it outgrows its slot. */
+typedef struct {
+    size_t *start;
+    int32_t *count, *cap;
+    entry *pool;
+    size_t len, size;
+} adjacency;
+
+/* A shortcut found for a contracted node: from, to, cost, and the in-link and out-link it stands for. */
+typedef struct {
+    int32_t from, to, cost, in, out;
+} shortcut;
+
+typedef struct {
+    int64_t key;
+    int32_t node;
+} heap_item;
+
+/* Per-thread witness search state, reset in O(1) by generation stamps, and the thread's found shortcuts. */
+typedef struct {
+    int64_t *dist;
+    uint32_t *stamp, *target;
+    uint8_t *hops;
+    uint32_t gen;
+    heap_item *heap;
+    size_t heap_len, heap_size;
+    shortcut *found;
+    size_t found_len, found_size;
+} workspace;
+
+typedef struct ch ch;
+typedef void (*task)(ch *c, workspace *w, int32_t index);
+
+struct ch {
+    int32_t n;
+    rsc_ch_options opt;
+    int threads;
+    /* Links: original links, then shortcuts. */
+    int32_t *tail, *head, *cost, *first, *second, *hops;
+    uint8_t *alive;
+    size_t links, links_size;
+    adjacency out, in;
+    /* Per node. */
+    int64_t *prio;
+    int32_t *level, *rank, *argmin, *touched_round;
+    uint8_t *state; /* 0 remaining, 1 selected this round, 2 contracted */
+    uint8_t *stale; /* priority not recomputed since the neighbourhood changed (an estimate: old + 1) */
+    /* Per-round lists. */
+    int32_t *remaining, remaining_len;
+    int32_t *selected, selected_len;
+    int32_t *touched, touched_len;
+    int64_t *estimate; /* priorities of the stale selected nodes before they were simulated again */
+    /* Where each selected node's shortcuts are: thread, offset, count. */
+    int32_t *found_tid;
+    size_t *found_off;
+    int32_t *found_cnt;
+    workspace *work;
+    int32_t *items; /* the list the running parallel task indexes */
+    atomic_int stop; /* 0, or the RSC_E* code that stops the build */
+    int64_t shortcuts;
+};
+
+enum { STATE_REMAINING = 0, STATE_SELECTED = 1, STATE_CONTRACTED = 2 };
+/* Touched nodes with at most this many in x out links get their priority recomputed right away. */
+enum { EAGER_LIMIT = 16 };
+/* Rounds stop (and the serial tail takes over) once a round selects fewer than 1/TAIL_FACTOR of the nodes left. */
+enum { TAIL_FACTOR = 256 };
+
+/* ---- small helpers ---- */
+
+static int grow(void **p, size_t *size, size_t need, size_t elem) {
+    if (need <= *size) return 0;
+    size_t s = *size ? *size : 16;
+    while (s < need) s = s * 2;
+    void *q = realloc(*p, s * elem);
+    if (!q) return -1;
+    *p = q;
+    *size = s;
+    return 0;
+}
+
+static uint32_t mix(uint32_t x) {
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+/* Total order of contraction keys: priority, then a hash of the id (ties spread in space), then the id. */
+static int less(const ch *c, int32_t a, int64_t pa, int32_t b, int64_t pb) {
+    if (pa != pb) return pa < pb;
+    uint32_t ha = mix((uint32_t)a), hb = mix((uint32_t)b);
+    if (ha != hb) return ha < hb;
+    (void)c;
+    return a < b;
+}
+
+static int contractible(const ch *c, int32_t v) {
+    return c->opt.core_degree <= 0 || c->out.count[v] + c->in.count[v] <= c->opt.core_degree;
+}
+
+static int64_t effective(const ch *c, int32_t v) { return contractible(c, v) ? c->prio[v] : INT64_MAX; }
+
+/* ---- adjacency ---- */
+
+static int adj_init(adjacency *a, int32_t n, const int32_t *degree) {
+    a->start = malloc(sizeof(size_t) * (size_t)(n > 0 ? n : 1));
+    a->count = calloc((size_t)(n > 0 ? n : 1), sizeof(int32_t));
+    a->cap = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+    if (!a->start || !a->count || !a->cap) return -1;
+    size_t total = 0;
+    for (int32_t v = 0; v < n; v++) {
+        a->start[v] = total;
+        a->cap[v] = degree[v] + 1;
+        total += (size_t)a->cap[v];
+    }
+    a->size = total + total / 2 + 16;
+    a->pool = malloc(sizeof(entry) * a->size);
+    if (!a->pool) return -1;
+    a->len = total;
+    return 0;
+}
+
+static void adj_free(adjacency *a) {
+    free(a->start);
+    free(a->count);
+    free(a->cap);
+    free(a->pool);
+}
+
+static int adj_append(adjacency *a, int32_t v, entry e) {
+    if (a->count[v] == a->cap[v]) {
+        int32_t grown = a->cap[v] < 2 ? 4 : a->cap[v] * 2;
+        if (grow((void **)&a->pool, &a->size, a->len + (size_t)grown, sizeof(entry))) return -1;
+        memcpy(a->pool + a->len, a->pool + a->start[v], sizeof(entry) * (size_t)a->count[v]);
+        a->start[v] = a->len;
+        a->len += (size_t)grown;
+        a->cap[v] = grown;
+    }
+    a->pool[a->start[v] + (size_t)a->count[v]] = e;
+    a->count[v]++;
+    return 0;
+}
+
+static void adj_remove(adjacency *a, int32_t v, int32_t link) {
+    entry *p = a->pool + a->start[v];
+    for (int32_t k = 0; k < a->count[v]; k++) {
+        if (p[k].link == link) {
+            p[k] = p[--a->count[v]];
+            return;
+        }
+    }
+}
+
+/* Compacts a pool whose abandoned slots outweigh the live ones (keeps memory bounded on long runs). */
+static void adj_compact(adjacency *a, int32_t n) {
+    size_t live = 0;
+    for (int32_t v = 0; v < n; v++) live += (size_t)a->cap[v];
+    if (a->len < 2 * live + 1024) return;
+    entry *pool = malloc(sizeof(entry) * (live + live / 2 + 16));
+    if (!pool) return; /* keep the old pool: only memory is lost */
+    size_t at = 0;
+    for (int32_t v = 0; v < n; v++) {
+        memcpy(pool + at, a->pool + a->start[v], sizeof(entry) * (size_t)a->count[v]);
+        a->start[v] = at;
+        at += (size_t)a->cap[v];
+    }
+    free(a->pool);
+    a->pool = pool;
+    a->len = at;
+    a->size = live + live / 2 + 16;
+}
+
+/* ---- links ---- */
+
+static int add_link(ch *c, int32_t u, int32_t w, int32_t cost, int32_t a, int32_t b) {
+    if (c->links >= (size_t)INT32_MAX) return -1;
+    if (c->links == c->links_size) {
+        size_t s = c->links_size * 2 + 16;
+        int32_t **arrays[] = {&c->tail, &c->head, &c->cost, &c->first, &c->second, &c->hops};
+        for (int k = 0; k < 6; k++) {
+            int32_t *q = realloc(*arrays[k], sizeof(int32_t) * s);
+            if (!q) return -1;
+            *arrays[k] = q;
+        }
+        uint8_t *q = realloc(c->alive, s);
+        if (!q) return -1;
+        c->alive = q;
+        c->links_size = s;
+    }
+    int32_t id = (int32_t)c->links++;
+    c->tail[id] = u;
+    c->head[id] = w;
+    c->cost[id] = cost;
+    c->first[id] = a;
+    c->second[id] = b;
+    int64_t h = a < 0 ? 1 : (int64_t)c->hops[a] + c->hops[b];
+    c->hops[id] = h > INT32_MAX ? INT32_MAX : (int32_t)h;
+    c->alive[id] = 1;
+    if (adj_append(&c->out, u, (entry){w, cost, id})) return -1;
+    if (adj_append(&c->in, w, (entry){u, cost, id})) return -1;
+    return 0;
+}
+
+/* ---- witness search ---- */
+
+static int heap_push(workspace *w, int64_t key, int32_t node) {
+    if (grow((void **)&w->heap, &w->heap_size, w->heap_len + 1, sizeof(heap_item))) return -1;
+    size_t i = w->heap_len++;
+    while (i > 0) {
+        size_t p = (i - 1) >> 1;
+        if (w->heap[p].key <= key) break;
+        w->heap[i] = w->heap[p];
+        i = p;
+    }
+    w->heap[i] = (heap_item){key, node};
+    return 0;
+}
+
+static heap_item heap_pop(workspace *w) {
+    heap_item top = w->heap[0];
+    heap_item last = w->heap[--w->heap_len];
+    size_t n = w->heap_len, i = 0;
+    if (n == 0) return top;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n) break;
+        if (k + 1 < n && w->heap[k + 1].key < w->heap[k].key) k++;
+        if (w->heap[k].key >= last.key) break;
+        w->heap[i] = w->heap[k];
+        i = k;
+    }
+    w->heap[i] = last;
+    return top;
+}
+
+static void next_generation(workspace *w, int32_t n) {
+    if (++w->gen == 0) {
+        memset(w->stamp, 0, sizeof(uint32_t) * (size_t)n);
+        memset(w->target, 0, sizeof(uint32_t) * (size_t)n);
+        w->gen = 1;
+    }
+}
+
+/* Shortcuts needed to contract v: for each link u -> v, a witness search from u (not through v, nor through any
+ * node selected this round when `exclude_selected`) bounded by `settle_limit` settled nodes and `hop_limit` links.
+ * Counts them in *added and the original links they stand for in *added_hops; appends them to w->found when
+ * `collect`. Returns 0, or -1 when memory runs out. */
+static int witness(ch *c, workspace *w, int32_t v, int settle_limit, int hop_limit, int exclude_selected, int collect,
+                   int64_t *added, int64_t *added_hops) {
+    *added = 0;
+    *added_hops = 0;
+    const int32_t nout = c->out.count[v], nin = c->in.count[v];
+    if (nout == 0 || nin == 0) return 0;
+    const entry *outs = c->out.pool + c->out.start[v];
+    const entry *ins = c->in.pool + c->in.start[v];
+    int64_t max_out = 0;
+    for (int32_t k = 0; k < nout; k++)
+        if (outs[k].cost > max_out) max_out = outs[k].cost;
+    for (int32_t ki = 0; ki < nin; ki++) {
+        const int32_t u = ins[ki].node;
+        if (u == v) continue;
+        const int64_t cin = ins[ki].cost;
+        next_generation(w, c->n);
+        const uint32_t gen = w->gen;
+        int32_t targets = 0;
+        for (int32_t k = 0; k < nout; k++) {
+            int32_t t = outs[k].node;
+            if (t != u && t != v && w->target[t] != gen) {
+                w->target[t] = gen;
+                targets++;
+            }
+        }
+        if (targets == 0) continue;
+        const int64_t bound = cin + max_out;
+        w->heap_len = 0;
+        w->stamp[u] = gen;
+        w->dist[u] = 0;
+        w->hops[u] = 0;
+        if (heap_push(w, 0, u)) return -1;
+        int settled = 0;
+        while (w->heap_len > 0) {
+            heap_item top = heap_pop(w);
+            const int32_t x = top.node;
+            const int64_t d = top.key;
+            if (d > w->dist[x]) continue;
+            if (d > bound || settled >= settle_limit) break;
+            settled++;
+            if (w->target[x] == gen && --targets == 0) break;
+            const int h = w->hops[x] + 1;
+            if (h > hop_limit) continue;
+            const entry *e = c->out.pool + c->out.start[x];
+            const int32_t ne = c->out.count[x];
+            for (int32_t k = 0; k < ne; k++) {
+                const int32_t y = e[k].node;
+                if (y == v || (exclude_selected && c->state[y] == STATE_SELECTED)) continue;
+                const int64_t dy = d + e[k].cost;
+                if (dy > bound) continue;
+                if (w->stamp[y] != gen || dy < w->dist[y]) {
+                    w->stamp[y] = gen;
+                    w->dist[y] = dy;
+                    w->hops[y] = (uint8_t)h;
+                    if (heap_push(w, dy, y)) return -1;
+                }
+            }
+        }
+        for (int32_t k = 0; k < nout; k++) {
+            const int32_t t = outs[k].node;
+            if (t == u || t == v) continue;
+            const int64_t sc = cin + outs[k].cost;
+            if (w->stamp[t] == gen && w->dist[t] <= sc) continue;
+            (*added)++;
+            *added_hops += (int64_t)c->hops[ins[ki].link] + c->hops[outs[k].link];
+            if (collect) {
+                if (grow((void **)&w->found, &w->found_size, w->found_len + 1, sizeof(shortcut))) return -1;
+                w->found[w->found_len++] =
+                    (shortcut){u, t, sc > INT32_MAX ? INT32_MAX : (int32_t)sc, ins[ki].link, outs[k].link};
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- parallel tasks ---- */
+
+static int settle_sim(const ch *c) { return c->opt.simulation_settle_limit > 0 ? c->opt.simulation_settle_limit : 20; }
+static int hop_sim(const ch *c) {
+    int h = c->opt.simulation_hop_limit > 0 ? c->opt.simulation_hop_limit : 3;
+    return h > 255 ? 255 : h;
+}
+static int settle_con(const ch *c) {
+    return c->opt.contraction_settle_limit > 0 ? c->opt.contraction_settle_limit : 200;
+}
+static int hop_con(const ch *c) {
+    int h = c->opt.contraction_hop_limit > 0 ? c->opt.contraction_hop_limit : 32;
+    return h > 255 ? 255 : h;
+}
+
+/* Priority (RoutingKit's terms): shortcuts added per link removed, the original links they stand for per original
+ * link removed, and level (the longest chain of contracted neighbours below), each weighted 1000. */
+static void task_priority(ch *c, workspace *w, int32_t index) {
+    const int32_t v = c->items[index];
+    int64_t added, added_hops;
+    if (witness(c, w, v, settle_sim(c), hop_sim(c), 0, 0, &added, &added_hops)) {
+        int expected = 0;
+        atomic_compare_exchange_strong(&c->stop, &expected, RSC_ENOMEM);
+        return;
+    }
+    int64_t removed = 0, removed_hops = 0;
+    const entry *o = c->out.pool + c->out.start[v];
+    for (int32_t k = 0; k < c->out.count[v]; k++) {
+        removed++;
+        removed_hops += c->hops[o[k].link];
+    }
+    const entry *i = c->in.pool + c->in.start[v];
+    for (int32_t k = 0; k < c->in.count[v]; k++) {
+        removed++;
+        removed_hops += c->hops[i[k].link];
+    }
+    c->prio[v] = 1000 * added / (removed > 0 ? removed : 1) + 1000 * added_hops / (removed_hops > 0 ? removed_hops : 1) +
+                 1000 * (int64_t)c->level[v];
+}
+
+/* argmin[x]: the node of least key among x and its neighbours. */
+static void task_argmin(ch *c, workspace *w, int32_t index) {
+    (void)w;
+    const int32_t x = c->items[index];
+    int32_t best = x;
+    int64_t bp = effective(c, x);
+    adjacency *lists[2] = {&c->out, &c->in};
+    for (int s = 0; s < 2; s++) {
+        const entry *e = lists[s]->pool + lists[s]->start[x];
+        for (int32_t k = 0; k < lists[s]->count[x]; k++) {
+            const int32_t y = e[k].node;
+            if (y == best) continue;
+            const int64_t py = effective(c, y);
+            if (less(c, y, py, best, bp)) {
+                best = y;
+                bp = py;
+            }
+        }
+    }
+    c->argmin[x] = best;
+}
+
+/* v is selected when it is contractible and the least key within two links of it. */
+static void task_select(ch *c, workspace *w, int32_t index) {
+    (void)w;
+    const int32_t v = c->items[index];
+    if (c->argmin[v] != v || !contractible(c, v)) return;
+    adjacency *lists[2] = {&c->out, &c->in};
+    for (int s = 0; s < 2; s++) {
+        const entry *e = lists[s]->pool + lists[s]->start[v];
+        for (int32_t k = 0; k < lists[s]->count[v]; k++)
+            if (c->argmin[e[k].node] != v) return;
+    }
+    c->state[v] = STATE_SELECTED;
+}
+
+static void task_contract(ch *c, workspace *w, int32_t index) {
+    const int32_t v = c->items[index];
+    const size_t before = w->found_len;
+    int64_t added, added_hops;
+    if (witness(c, w, v, settle_con(c), hop_con(c), 1, 1, &added, &added_hops)) {
+        int expected = 0;
+        atomic_compare_exchange_strong(&c->stop, &expected, RSC_ENOMEM);
+        return;
+    }
+    c->found_tid[index] = (int32_t)(w - c->work);
+    c->found_off[index] = before;
+    c->found_cnt[index] = (int32_t)(w->found_len - before);
+}
+
+typedef struct {
+    ch *c;
+    task fn;
+    int32_t count;
+    atomic_int next;
+} job;
+
+typedef struct {
+    job *j;
+    int tid;
+} job_arg;
+
+enum { CHUNK = 64 };
+
+static void *run_job(void *p) {
+    job_arg *a = p;
+    job *j = a->j;
+    ch *c = j->c;
+    workspace *w = &c->work[a->tid];
+    for (;;) {
+        if (atomic_load_explicit(&c->stop, memory_order_relaxed)) break;
+        int32_t s = atomic_fetch_add(&j->next, CHUNK);
+        if (s >= j->count) break;
+        if (c->opt.is_canceled && c->opt.is_canceled(c->opt.user)) {
+            int expected = 0;
+            atomic_compare_exchange_strong(&c->stop, &expected, RSC_ECANCELED);
+            break;
+        }
+        int32_t e = s + CHUNK < j->count ? s + CHUNK : j->count;
+        for (int32_t i = s; i < e; i++) j->fn(c, w, i);
+    }
+    return NULL;
+}
+
+/* Runs fn over items[0 ..< count] on the worker threads (the calling thread is worker 0). Returns c->stop. */
+static int parallel(ch *c, task fn, int32_t *items, int32_t count) {
+    c->items = items;
+    job j = {c, fn, count, 0};
+    int t = c->threads;
+    if (t > count / CHUNK) t = count / CHUNK;
+    if (t < 1) t = 1;
+    pthread_t th[64];
+    job_arg args[64];
+    int started = 1;
+    for (int k = 1; k < t && k < 64; k++) {
+        args[k] = (job_arg){&j, k};
+        if (pthread_create(&th[k], NULL, run_job, &args[k]) != 0) break; /* fewer threads: slower, still right */
+        started++;
+    }
+    args[0] = (job_arg){&j, 0};
+    run_job(&args[0]);
+    for (int k = 1; k < started; k++) pthread_join(th[k], NULL);
+    return atomic_load(&c->stop);
+}
+
+/* ---- the build ---- */
+
+static double seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void report(ch *c, const char *phase, double fraction) {
+    if (c->opt.progress) c->opt.progress(c->opt.user, phase, fraction < 0 ? 0 : fraction > 1 ? 1 : fraction);
+}
+
+static int canceled(ch *c) {
+    if (atomic_load(&c->stop)) return atomic_load(&c->stop);
+    if (c->opt.is_canceled && c->opt.is_canceled(c->opt.user)) atomic_store(&c->stop, RSC_ECANCELED);
+    return atomic_load(&c->stop);
+}
+
+/* Contracts the selected nodes (serially, in list order): removes their links from the remaining graph, adds
+ * their shortcuts (keeping the cheaper of a shortcut and an existing link between the same nodes) and collects the
+ * touched neighbours. */
+static int apply_round(ch *c, int32_t round, int32_t *next_rank) {
+    c->touched_len = 0;
+    for (int32_t i = 0; i < c->selected_len; i++) {
+        const int32_t v = c->selected[i];
+        entry *ins = c->in.pool + c->in.start[v];
+        for (int32_t k = 0; k < c->in.count[v]; k++) {
+            const int32_t u = ins[k].node;
+            if (u == v) continue;
+            adj_remove(&c->out, u, ins[k].link);
+            if (c->touched_round[u] != round) {
+                c->touched_round[u] = round;
+                c->touched[c->touched_len++] = u;
+            }
+            if (c->level[u] < c->level[v] + 1) c->level[u] = c->level[v] + 1;
+        }
+        entry *outs = c->out.pool + c->out.start[v];
+        for (int32_t k = 0; k < c->out.count[v]; k++) {
+            const int32_t x = outs[k].node;
+            if (x == v) continue;
+            adj_remove(&c->in, x, outs[k].link);
+            if (c->touched_round[x] != round) {
+                c->touched_round[x] = round;
+                c->touched[c->touched_len++] = x;
+            }
+            if (c->level[x] < c->level[v] + 1) c->level[x] = c->level[v] + 1;
+        }
+        c->out.count[v] = 0;
+        c->in.count[v] = 0;
+        c->state[v] = STATE_CONTRACTED;
+        c->rank[v] = (*next_rank)++;
+    }
+    for (int32_t i = 0; i < c->selected_len; i++) {
+        const shortcut *s = c->work[c->found_tid[i]].found + c->found_off[i];
+        for (int32_t k = 0; k < c->found_cnt[i]; k++) {
+            const shortcut sc = s[k];
+            entry *o = c->out.pool + c->out.start[sc.from];
+            int kept = 0, replaced = -1;
+            for (int32_t m = 0; m < c->out.count[sc.from]; m++) {
+                if (o[m].node != sc.to) continue;
+                if (o[m].cost <= sc.cost) kept = 1;
+                else replaced = o[m].link;
+                break;
+            }
+            if (kept) continue;
+            if (replaced >= 0) {
+                adj_remove(&c->out, sc.from, replaced);
+                adj_remove(&c->in, sc.to, replaced);
+                c->alive[replaced] = 0;
+            }
+            if (add_link(c, sc.from, sc.to, sc.cost, sc.in, sc.out)) return RSC_ENOMEM;
+            c->shortcuts++;
+        }
+    }
+    for (int t = 0; t < c->threads; t++) c->work[t].found_len = 0;
+    return 0;
+}
+
+/* Contracts the remaining nodes one at a time in order of lazily updated priority (a node whose priority is an
+ * estimate is simulated again when it comes first, and goes back if no longer cheapest), until the cheapest node
+ * left is above the core degree. Each contraction counts as a round. */
+static int serial_tail(ch *c, int32_t *round, int32_t *next_rank) {
+    workspace q; /* only its heap: the queue of remaining nodes by priority */
+    memset(&q, 0, sizeof(q));
+    workspace *w = &c->work[0];
+    int e = 0;
+    int32_t node = 0;
+    const int32_t start_rank = *next_rank;
+    for (int32_t i = 0; i < c->remaining_len; i++)
+        if (heap_push(&q, c->prio[c->remaining[i]], c->remaining[i])) { e = RSC_ENOMEM; goto done; }
+    while (q.heap_len > 0) {
+        const heap_item top = heap_pop(&q);
+        const int32_t v = top.node;
+        if (c->state[v] == STATE_CONTRACTED || top.key != c->prio[v]) continue;
+        if (c->stale[v]) {
+            c->stale[v] = 0;
+            node = v;
+            c->items = &node;
+            task_priority(c, w, 0);
+            if ((e = atomic_load(&c->stop))) goto done;
+            if (q.heap_len > 0 && c->prio[v] > q.heap[0].key) {
+                if (heap_push(&q, c->prio[v], v)) { e = RSC_ENOMEM; goto done; }
+                continue;
+            }
+        }
+        if (!contractible(c, v)) break;
+        c->state[v] = STATE_SELECTED;
+        c->selected[0] = v;
+        c->selected_len = 1;
+        c->items = c->selected;
+        task_contract(c, w, 0);
+        if ((e = atomic_load(&c->stop))) goto done;
+        if ((e = apply_round(c, *round, next_rank))) goto done;
+        (*round)++;
+        for (int32_t i = 0; i < c->touched_len; i++) {
+            const int32_t x = c->touched[i];
+            if ((int64_t)c->in.count[x] * c->out.count[x] <= EAGER_LIMIT) {
+                node = x;
+                c->items = &node;
+                task_priority(c, w, 0);
+                if ((e = atomic_load(&c->stop))) goto done;
+            } else {
+                c->stale[x] = 1;
+                c->prio[x] += 1;
+            }
+            if (heap_push(&q, c->prio[x], x)) { e = RSC_ENOMEM; goto done; }
+        }
+        if (((*next_rank - start_rank) & 255) == 0) {
+            if ((e = canceled(c))) goto done;
+            report(c, "contracting", c->n > 0 ? (double)*next_rank / c->n : 1);
+            if (((*next_rank - start_rank) & 4095) == 0) {
+                adj_compact(&c->out, c->n);
+                adj_compact(&c->in, c->n);
+            }
+        }
+    }
+
+done:
+    free(q.heap);
+    return e;
+}
+
+static int build_search_graph(ch *c, rsc_ch_result *r) {
+    const int32_t n = c->n;
+    const size_t L = c->links;
+    r->up_start = calloc((size_t)n + 1, sizeof(int32_t));
+    r->down_start = calloc((size_t)n + 1, sizeof(int32_t));
+    if (!r->up_start || !r->down_start) return RSC_ENOMEM;
+    const int32_t *rank = c->rank;
+    size_t ups = 0, downs = 0;
+    for (size_t l = 0; l < L; l++) {
+        if (!c->alive[l]) continue;
+        const int32_t t = c->tail[l], h = c->head[l];
+        if (rank[t] <= rank[h]) { r->up_start[t + 1]++; ups++; }
+        if (rank[h] <= rank[t]) { r->down_start[h + 1]++; downs++; }
+    }
+    if (ups > INT32_MAX || downs > INT32_MAX) return RSC_EINVAL;
+    for (int32_t v = 0; v < n; v++) {
+        r->up_start[v + 1] += r->up_start[v];
+        r->down_start[v + 1] += r->down_start[v];
+    }
+    r->up_count = (int32_t)ups;
+    r->down_count = (int32_t)downs;
+    r->up_target = malloc(sizeof(int32_t) * (ups + 1));
+    r->up_cost = malloc(sizeof(int32_t) * (ups + 1));
+    r->up_link = malloc(sizeof(int32_t) * (ups + 1));
+    r->down_source = malloc(sizeof(int32_t) * (downs + 1));
+    r->down_cost = malloc(sizeof(int32_t) * (downs + 1));
+    r->down_link = malloc(sizeof(int32_t) * (downs + 1));
+    int32_t *ufill = malloc(sizeof(int32_t) * ((size_t)n + 1)), *dfill = malloc(sizeof(int32_t) * ((size_t)n + 1));
+    if (!r->up_target || !r->up_cost || !r->up_link || !r->down_source || !r->down_cost || !r->down_link || !ufill ||
+        !dfill) {
+        free(ufill);
+        free(dfill);
+        return RSC_ENOMEM;
+    }
+    memcpy(ufill, r->up_start, sizeof(int32_t) * ((size_t)n + 1));
+    memcpy(dfill, r->down_start, sizeof(int32_t) * ((size_t)n + 1));
+    for (size_t l = 0; l < L; l++) {
+        if (!c->alive[l]) continue;
+        const int32_t t = c->tail[l], h = c->head[l];
+        if (rank[t] <= rank[h]) {
+            int32_t k = ufill[t]++;
+            r->up_target[k] = h;
+            r->up_cost[k] = c->cost[l];
+            r->up_link[k] = (int32_t)l;
+        }
+        if (rank[h] <= rank[t]) {
+            int32_t k = dfill[h]++;
+            r->down_source[k] = t;
+            r->down_cost[k] = c->cost[l];
+            r->down_link[k] = (int32_t)l;
+        }
+    }
+    free(ufill);
+    free(dfill);
+    return 0;
+}
+
+static int available_cores(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        int k = CPU_COUNT(&set);
+        if (k > 0) return k;
+    }
+    long k = sysconf(_SC_NPROCESSORS_ONLN);
+    return k > 0 ? (int)k : 1;
+}
+
+static void ch_free(ch *c) {
+    free(c->tail);
+    free(c->head);
+    free(c->cost);
+    free(c->first);
+    free(c->second);
+    free(c->hops);
+    free(c->alive);
+    adj_free(&c->out);
+    adj_free(&c->in);
+    free(c->prio);
+    free(c->level);
+    free(c->rank);
+    free(c->argmin);
+    free(c->touched_round);
+    free(c->state);
+    free(c->stale);
+    free(c->remaining);
+    free(c->selected);
+    free(c->touched);
+    free(c->estimate);
+    free(c->found_tid);
+    free(c->found_off);
+    free(c->found_cnt);
+    if (c->work) {
+        for (int t = 0; t < c->threads; t++) {
+            workspace *w = &c->work[t];
+            free(w->dist);
+            free(w->stamp);
+            free(w->target);
+            free(w->hops);
+            free(w->heap);
+            free(w->found);
+        }
+        free(c->work);
+    }
+}
+
+void rsc_ch_result_free(rsc_ch_result *r) {
+    if (!r) return;
+    free(r->link_tail);
+    free(r->link_head);
+    free(r->link_cost);
+    free(r->link_first);
+    free(r->link_second);
+    free(r->up_start);
+    free(r->down_start);
+    free(r->up_target);
+    free(r->up_cost);
+    free(r->up_link);
+    free(r->down_source);
+    free(r->down_cost);
+    free(r->down_link);
+    free(r->rank);
+    memset(r, 0, sizeof(*r));
+}
+
+static int build(ch *c, const int32_t *starts, const int32_t *targets, const int32_t *costs, rsc_ch_result *r) {
+    const int32_t n = c->n;
+    const size_t sn = (size_t)(n > 0 ? n : 1);
+    const int64_t m = starts[n];
+    /* Degrees, for exact initial adjacency slots. */
+    int32_t *outdeg = calloc(sn, sizeof(int32_t)), *indeg = calloc(sn, sizeof(int32_t));
+    if (!outdeg || !indeg) {
+        free(outdeg);
+        free(indeg);
+        return RSC_ENOMEM;
+    }
+    for (int32_t v = 0; v < n; v++) {
+        outdeg[v] = starts[v + 1] - starts[v];
+        for (int32_t k = starts[v]; k < starts[v + 1]; k++) indeg[targets[k]]++;
+    }
+    int bad = adj_init(&c->out, n, outdeg) || adj_init(&c->in, n, indeg);
+    free(outdeg);
+    free(indeg);
+    if (bad) return RSC_ENOMEM;
+    c->links_size = (size_t)m * 2 + 16;
+    c->tail = malloc(sizeof(int32_t) * c->links_size);
+    c->head = malloc(sizeof(int32_t) * c->links_size);
+    c->cost = malloc(sizeof(int32_t) * c->links_size);
+    c->first = malloc(sizeof(int32_t) * c->links_size);
+    c->second = malloc(sizeof(int32_t) * c->links_size);
+    c->hops = malloc(sizeof(int32_t) * c->links_size);
+    c->alive = malloc(c->links_size);
+    c->prio = calloc(sn, sizeof(int64_t));
+    c->level = calloc(sn, sizeof(int32_t));
+    c->rank = malloc(sizeof(int32_t) * sn);
+    c->argmin = malloc(sizeof(int32_t) * sn);
+    c->touched_round = malloc(sizeof(int32_t) * sn);
+    c->state = calloc(sn, 1);
+    c->stale = calloc(sn, 1);
+    c->remaining = malloc(sizeof(int32_t) * sn);
+    c->selected = malloc(sizeof(int32_t) * sn);
+    c->touched = malloc(sizeof(int32_t) * sn);
+    c->estimate = malloc(sizeof(int64_t) * sn);
+    c->found_tid = malloc(sizeof(int32_t) * sn);
+    c->found_off = malloc(sizeof(size_t) * sn);
+    c->found_cnt = malloc(sizeof(int32_t) * sn);
+    c->work = calloc((size_t)c->threads, sizeof(workspace));
+    if (!c->tail || !c->head || !c->cost || !c->first || !c->second || !c->hops || !c->alive || !c->prio ||
+        !c->level || !c->rank || !c->argmin || !c->touched_round || !c->state || !c->stale || !c->remaining || !c->selected ||
+        !c->touched || !c->estimate || !c->found_tid || !c->found_off || !c->found_cnt || !c->work)
+        return RSC_ENOMEM;
+    for (int t = 0; t < c->threads; t++) {
+        workspace *w = &c->work[t];
+        w->dist = malloc(sizeof(int64_t) * sn);
+        w->stamp = calloc(sn, sizeof(uint32_t));
+        w->target = calloc(sn, sizeof(uint32_t));
+        w->hops = calloc(sn, 1);
+        if (!w->dist || !w->stamp || !w->target || !w->hops) return RSC_ENOMEM;
+    }
+    for (int32_t v = 0; v < n; v++) {
+        c->rank[v] = INT32_MAX;
+        c->touched_round[v] = -1;
+        c->remaining[v] = v;
+        for (int32_t k = starts[v]; k < starts[v + 1]; k++)
+            if (add_link(c, v, targets[k], costs[k], -1, -1)) return RSC_ENOMEM;
+    }
+    c->remaining_len = n;
+
+    report(c, "priorities", 0);
+    int e = parallel(c, task_priority, c->remaining, c->remaining_len);
+    if (e) return e;
+    report(c, "priorities", 1);
+
+    int32_t next_rank = 0, round = 0;
+    const double tstart = seconds();
+    const char *trace_env = getenv("RSC_CH_TRACE");
+    const int trace = trace_env ? atoi(trace_env) : 0;
+    double tsel = 0, tcon = 0, tapp = 0, tpri = 0;
+    const char *tail_env = getenv("RSC_CH_TAIL");
+    const int64_t tail_factor = tail_env && atoi(tail_env) > 0 ? atoi(tail_env) : TAIL_FACTOR;
+    report(c, "contracting", 0);
+    while (c->remaining_len > 0) {
+        if ((e = canceled(c))) return e;
+        /* Select the local minima. A selected node whose priority was an estimate is simulated again and stays
+         * selected only if its priority did not rise (dropping nodes keeps the set independent). */
+        double t0 = seconds();
+        if ((e = parallel(c, task_argmin, c->remaining, c->remaining_len))) return e;
+        if ((e = parallel(c, task_select, c->remaining, c->remaining_len))) return e;
+        c->selected_len = 0;
+        int32_t stale = 0;
+        for (int32_t i = 0; i < c->remaining_len; i++) {
+            const int32_t v = c->remaining[i];
+            if (c->state[v] != STATE_SELECTED) continue;
+            c->selected[c->selected_len++] = v;
+            if (c->stale[v]) {
+                c->touched[stale] = v;
+                c->estimate[stale++] = c->prio[v];
+            }
+        }
+        if (stale > 0) {
+            if ((e = parallel(c, task_priority, c->touched, stale))) return e;
+            for (int32_t i = 0; i < stale; i++) {
+                const int32_t v = c->touched[i];
+                c->stale[v] = 0;
+                if (c->prio[v] > c->estimate[i]) c->state[v] = STATE_REMAINING;
+            }
+            int32_t kept = 0;
+            for (int32_t i = 0; i < c->selected_len; i++)
+                if (c->state[c->selected[i]] == STATE_SELECTED) c->selected[kept++] = c->selected[i];
+            c->selected_len = kept;
+            if (kept == 0) continue; /* every candidate's priority rose: select again with the fresh ones */
+        }
+        if (c->selected_len == 0) break; /* every node left is above the core degree */
+        if ((int64_t)c->selected_len * tail_factor < c->remaining_len) {
+            /* The dense top: rounds now contract too few nodes to pay for their passes over the graph. */
+            for (int32_t i = 0; i < c->selected_len; i++) c->state[c->selected[i]] = STATE_REMAINING;
+            if ((e = serial_tail(c, &round, &next_rank))) return e;
+            int32_t kept = 0;
+            for (int32_t i = 0; i < c->remaining_len; i++)
+                if (c->state[c->remaining[i]] != STATE_CONTRACTED) c->remaining[kept++] = c->remaining[i];
+            c->remaining_len = kept;
+            if (trace) fprintf(stderr, "serial tail done: round %d core %d, %.3f s\n", round, kept, seconds() - t0);
+            break;
+        }
+        double t1 = seconds();
+        if ((e = parallel(c, task_contract, c->selected, c->selected_len))) return e;
+        double t2 = seconds();
+        if ((e = apply_round(c, round, &next_rank))) return e;
+        double t3 = seconds();
+        /* Small neighbourhoods are simulated again now, big ones when they are next selected. */
+        int32_t eager = 0;
+        for (int32_t i = 0; i < c->touched_len; i++) {
+            const int32_t x = c->touched[i];
+            if ((int64_t)c->in.count[x] * c->out.count[x] <= EAGER_LIMIT) {
+                c->touched[eager++] = x;
+            } else {
+                c->stale[x] = 1;
+                c->prio[x] += 1;
+            }
+        }
+        if ((e = parallel(c, task_priority, c->touched, eager))) return e;
+        double t4 = seconds();
+        if (trace) {
+            tsel += t1 - t0; tcon += t2 - t1; tapp += t3 - t2; tpri += t4 - t3;
+            if (trace > 1 || (round % 50) == 0)
+                fprintf(stderr, "round %d remaining %d selected %d touched %d eager %d | select %.3f contract %.3f apply %.3f prio %.3f\n",
+                        round, c->remaining_len, c->selected_len, c->touched_len, eager, tsel, tcon, tapp, tpri);
+        }
+        int32_t kept = 0;
+        for (int32_t i = 0; i < c->remaining_len; i++)
+            if (c->state[c->remaining[i]] != STATE_CONTRACTED) c->remaining[kept++] = c->remaining[i];
+        c->remaining_len = kept;
+        round++;
+        if ((round & 15) == 0) {
+            adj_compact(&c->out, n);
+            adj_compact(&c->in, n);
+        }
+        report(c, "contracting", n > 0 ? (double)next_rank / n : 1);
+    }
+    report(c, "contracting", 1);
+    if ((e = canceled(c))) return e;
+    r->rounds = round;
+    if (trace) fprintf(stderr, "contraction: %d rounds, %.3f s since the first round\n", round, seconds() - tstart);
+    r->core_size = c->remaining_len;
+    r->shortcut_count = c->shortcuts;
+
+    report(c, "search graph", 0);
+    if ((e = build_search_graph(c, r))) return e;
+    /* Hand the link arrays over (trimmed). */
+    r->node_count = n;
+    r->link_count = (int32_t)c->links;
+    r->link_tail = c->tail;
+    r->link_head = c->head;
+    r->link_cost = c->cost;
+    r->link_first = c->first;
+    r->link_second = c->second;
+    r->rank = c->rank;
+    c->tail = c->head = c->cost = c->first = c->second = c->rank = NULL;
+    report(c, "search graph", 1);
+    return RSC_OK;
+}
+
+int rsc_ch_build(int32_t node_count, const int32_t *starts, const int32_t *targets, const int32_t *costs,
+                 const rsc_ch_options *options, rsc_ch_result *out) {
+    if (!out) return RSC_EINVAL;
+    memset(out, 0, sizeof(*out));
+    if (node_count < 0 || !starts || (node_count > 0 && (!targets || !costs)) || starts[0] != 0) return RSC_EINVAL;
+    for (int32_t v = 0; v < node_count; v++)
+        if (starts[v + 1] < starts[v]) return RSC_EINVAL;
+    for (int32_t k = 0; k < starts[node_count]; k++)
+        if (targets[k] < 0 || targets[k] >= node_count || costs[k] < 0) return RSC_EINVAL;
+    ch c;
+    memset(&c, 0, sizeof(c));
+    c.n = node_count;
+    if (options) c.opt = *options;
+    c.threads = c.opt.threads > 0 ? c.opt.threads : available_cores();
+    const char *limits = getenv("RSC_CH_LIMITS"); /* tuning (see cshims_ch.h) */
+    if (limits) {
+        int a = 0, b = 0, d = 0, f = 0;
+        if (sscanf(limits, "%d,%d,%d,%d", &a, &b, &d, &f) == 4) {
+            c.opt.simulation_settle_limit = a;
+            c.opt.simulation_hop_limit = b;
+            c.opt.contraction_settle_limit = d;
+            c.opt.contraction_hop_limit = f;
+        }
+    }
+    if (c.threads > 64) c.threads = 64;
+    atomic_init(&c.stop, 0);
+    int e = build(&c, starts, targets, costs, out);
+    ch_free(&c);
+    if (e) rsc_ch_result_free(out);
+    return e;
+}

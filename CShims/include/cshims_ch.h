@@ -1,0 +1,90 @@
+/*
+ * RoadSnap C shim: contraction-hierarchy preprocessing (node ordering and contraction), in C for throughput.
+ * Included from cshims.h; same conventions (rsc_ prefix, RSC_E* codes, caller-owned results freed by *_free).
+ *
+ * The graph is any directed graph with non-negative integer link costs; RoadSnap passes its turn graph (nodes are
+ * arcs, links are allowed turns). Contraction runs in rounds: every round contracts an independent set of nodes (each
+ * is the unique priority minimum within two links of it), whose shortcuts are found in parallel by witness searches
+ * that avoid the whole set (so contracting the set at once is exact) and are bounded in settled nodes and links
+ * followed (a missed witness only adds a shortcut, never loses a path); then the priorities of their neighbours are
+ * recomputed in parallel (small neighbourhoods at once, big ones marked stale and simulated again when selected).
+ * Once a round selects fewer than 1/256 of the nodes left (the dense top of the hierarchy), the rest is contracted
+ * one node at a time in order of lazily updated priority. Results do not depend on the number of threads.
+ *
+ * Diagnostics and tuning through the environment (read by rsc_ch_build): RSC_CH_TRACE=1 prints per-phase times to
+ * stderr; RSC_CH_LIMITS="sim_settle,sim_hops,con_settle,con_hops" overrides the witness bounds; RSC_CH_TAIL=k
+ * switches to the serial tail once a round selects fewer than 1/k of the nodes left.
+ */
+#ifndef ROADSNAP_CSHIMS_CH_H
+#define ROADSNAP_CSHIMS_CH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RSC_ECANCELED (-7) /* the build was canceled through rsc_ch_options.is_canceled */
+
+typedef struct rsc_ch_options {
+    /* Nodes with more in + out links than this are left uncontracted (the core, searched by plain bidirectional
+     * Dijkstra); <= 0 means no limit (contract every node). */
+    int32_t core_degree;
+    /* Worker threads; <= 0 means the cores available to the process. 1 runs everything on the calling thread. */
+    int32_t threads;
+    /* Witness search bounds while computing priorities and while contracting: settled nodes and links followed
+     * (<= 0: the defaults 20/3 and 200/32). */
+    int32_t simulation_settle_limit, simulation_hop_limit;
+    int32_t contraction_settle_limit, contraction_hop_limit;
+    /* Called on the calling thread after each phase step: a static phase name ("priorities", "contracting",
+     * "search graph") and the fraction of that phase done, in [0, 1]. May be NULL. */
+    void (*progress)(void *user, const char *phase, double fraction);
+    /* Polled on any thread, workers included (so it must be thread-safe), about every few hundred nodes: nonzero
+     * stops the build, which then returns RSC_ECANCELED. May be NULL. */
+    int (*is_canceled)(void *user);
+    void *user;
+} rsc_ch_options;
+
+/* A contraction hierarchy as flat arrays (all malloc'd, owned by the caller, freed by rsc_ch_result_free).
+ *
+ * Links are the graph's links in input order (link k = the k-th entry of `targets`), then the shortcuts in the
+ * order they were added; `link_first`/`link_second` are the two links a shortcut stands for (-1 for original links).
+ * A link replaced by a cheaper shortcut between the same nodes stays in these arrays (a shortcut may stand for it)
+ * but not in the search graph.
+ *
+ * The search graph: every link still in the hierarchy, stored at its endpoint contracted first. Upward links of
+ * node v (rank of head >= rank of v): `up_target/up_cost/up_link[up_start[v] ..< up_start[v + 1]]`. Downward links
+ * entering v from a higher node: `down_source/down_cost/down_link[down_start[v] ..< down_start[v + 1]]`. Links
+ * between two core nodes appear in both. `rank` is the contraction order, INT32_MAX for core nodes. */
+typedef struct rsc_ch_result {
+    int32_t node_count;
+    int32_t link_count;
+    int32_t *link_tail, *link_head, *link_cost, *link_first, *link_second; /* link_count each */
+    int32_t *up_start, *down_start;                                        /* node_count + 1 each */
+    int32_t up_count, down_count;
+    int32_t *up_target, *up_cost, *up_link;       /* up_count each */
+    int32_t *down_source, *down_cost, *down_link; /* down_count each */
+    int32_t *rank;                                /* node_count */
+    int64_t shortcut_count;                       /* shortcuts added (link_count - original links) */
+    int32_t core_size;                            /* nodes left uncontracted */
+    int32_t rounds;                               /* contraction rounds run */
+} rsc_ch_result;
+
+/* Builds a contraction hierarchy of the graph with `node_count` nodes whose links leaving node v are
+ * `targets/costs[starts[v] ..< starts[v + 1]]` (starts has node_count + 1 entries, starts[0] = 0; costs >= 0).
+ * The input is only read (and not kept). `options` may be NULL (defaults).
+ * Returns RSC_OK with *out filled, RSC_EINVAL on bad input (NULL pointers, a target out of range, a negative
+ * cost, a graph too large for 32-bit link ids), RSC_ENOMEM when memory runs out, RSC_ECANCELED when
+ * is_canceled returned nonzero; on failure *out is zeroed and owns nothing. */
+int rsc_ch_build(int32_t node_count, const int32_t *starts, const int32_t *targets, const int32_t *costs,
+                 const rsc_ch_options *options, rsc_ch_result *out);
+
+/* Frees the arrays of a result and zeroes it; NULL or a zeroed result is a no-op. */
+void rsc_ch_result_free(rsc_ch_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,107 @@
+@testable import RoadSnapCore
+import Synchronization
+import Testing
+
+/// The parallel contraction (`HierarchyBuilder`, CShims/contract.c): exact on a tiled network, the same hierarchy on
+/// any number of threads, progress reported, and a canceled build leaves nothing behind.
+@Suite struct RoutingPreprocessingTests {
+    /// 2x2 tiling of the real Andorra extract (8,256 edges, 16k turn-graph nodes; the tiles are joined by connector
+    /// roads, so routes cross tiles): 300 random pairs, hierarchy cost == plain Dijkstra cost, and the unpacked path
+    /// costs exactly that.
+    @Test func contractionHierarchyEqualsDijkstraOnATiling() throws {
+        let base = try RoadNetwork.load(osmPath: TestData.fixture("osm/andorra.osm.pbf"))
+        let network = try base.tiled(rows: 2, columns: 2)
+        #expect(network.edges.count > 4 * base.edges.count)  // four copies plus connector roads
+        let router = Router(network: network)
+        let prepared = router.profile(RoutingOptions())
+        let g = prepared.graph
+        let ch = try #require(prepared.hierarchy)
+        let arcs = (0..<g.arcCount).filter { network.graph.arcTail[$0] >= 0 }
+        var rng = SeededGenerator(seed: 2026)
+        func randomPlace() -> ArcPlace {
+            ArcPlace(arc: arcs.randomElement(using: &rng)!, fraction: Double.random(in: 0...1, using: &rng))
+        }
+        let space = SearchSpace(count: g.arcCount)
+        var reachable = 0, mismatches = 0, badPaths = 0, crossTile = 0
+        let tileWidth = base.bounds.maxLongitude - base.bounds.minLongitude
+        for _ in 0..<15 {
+            let s = randomPlace()
+            let all = TurnDijkstra.costsToAll(g, sources: SearchEnds(graph: g, from: [s], to: []).sources)
+            for _ in 0..<20 {
+                let t = randomPlace()
+                let ends = SearchEnds(graph: g, from: [s], to: [t])
+                let reference = TurnDijkstra.cost(to: ends, costs: all)
+                let fast = ch.route(ends, space: space)
+                if reference != fast?.cost { mismatches += 1 }
+                guard let fast else { continue }
+                reachable += 1
+                if RoutingTestData.pathCost(g, arcs: fast.arcs, from: s, to: t) != fast.cost { badPaths += 1 }
+                let lonS = network.shape[network.edges[s.arc >> 1].shapeStart].longitude
+                let lonT = network.shape[network.edges[t.arc >> 1].shapeStart].longitude
+                if abs(lonS - lonT) > tileWidth / 2 { crossTile += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+        #expect(badPaths == 0)
+        #expect(reachable > 200)
+        #expect(crossTile > 50)  // many routes use the connectors between tiles
+        #expect(ch.shortcutCount > 0)
+    }
+
+    /// The rounds are deterministic: one thread and two threads build identical arrays (Monaco).
+    @Test func hierarchyIsTheSameOnOneAndTwoThreads() throws {
+        let router = try RoutingTestData.router(RoutingTestData.monaco)
+        let g = router.profile(RoutingOptions()).graph
+        let one = try ContractionHierarchy(graph: g, control: BuildControl(threads: 1))
+        let two = try ContractionHierarchy(graph: g, control: BuildControl(threads: 2))
+        #expect(one.shortcutCount > 0)
+        #expect(one.shortcutCount == two.shortcutCount)
+        #expect(one.upStart == two.upStart && one.upTarget == two.upTarget && one.upCost == two.upCost)
+        #expect(one.downStart == two.downStart && one.downSource == two.downSource && one.downLink == two.downLink)
+        #expect(one.linkFirst == two.linkFirst && one.linkSecond == two.linkSecond)
+    }
+
+    /// Progress arrives phase by phase with fractions rising to 1, ending with the search graph.
+    @Test func routerBuildReportsProgress() throws {
+        let network = try RoutingTestData.router(RoutingTestData.monaco).network
+        let seen = Mutex<[BuildProgress]>([])
+        let router = try Router(network: network, control: BuildControl(progress: { p in seen.withLock { $0.append(p) } }))
+        let reports = seen.withLock { $0 }
+        #expect(router.hierarchyStatistics() != nil)
+        let phases = reports.map(\.phase).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(phases == ["turn graph", "priorities", "contracting", "search graph"])
+        let contracting = reports.filter { $0.phase == "contracting" }.map(\.fraction)
+        #expect(contracting.count > 3)
+        #expect(contracting == contracting.sorted())
+        #expect(contracting.last == 1)
+        #expect(reports.last == BuildProgress(phase: "search graph", fraction: 1))
+    }
+
+    /// Canceling mid-contraction (from the progress callback, as a UI's cancel button would between reports) and
+    /// before the build starts both throw `.canceled` and make no router; the same network builds fine afterwards.
+    @Test func canceledBuildThrowsAndMakesNoRouter() throws {
+        let network = try RoutingTestData.router(RoutingTestData.monaco).network
+        let cancellation = BuildCancellation()
+        let afterCancel = Mutex(0)
+        let control = BuildControl(progress: { p in
+            if cancellation.isCanceled { afterCancel.withLock { $0 += 1 } }
+            if p.phase == "contracting", p.fraction > 0.3 { cancellation.cancel() }
+        }, cancellation: cancellation)
+        var made: Router? = nil
+        #expect(throws: RoadSnapError.canceled("routing hierarchy")) { made = try Router(network: network, control: control) }
+        #expect(made == nil)
+        #expect(cancellation.isCanceled)
+        #expect(afterCancel.withLock { $0 } <= 1)  // stopped at the next check, not after the whole build
+
+        let early = BuildCancellation()
+        early.cancel()
+        #expect(throws: RoadSnapError.canceled("routing hierarchy")) {
+            _ = try Router(network: network, control: BuildControl(cancellation: early))
+        }
+        // A flag polled from elsewhere (as the C API's cancel pointer is).
+        #expect(throws: RoadSnapError.canceled("routing hierarchy")) {
+            _ = try Router(network: network, control: BuildControl(cancellation: BuildCancellation(polling: { true })))
+        }
+        #expect(try Router(network: network, control: BuildControl()).hierarchyStatistics() != nil)
+    }
+}
