@@ -31,6 +31,11 @@ rsc_match_graph *rsc_match_graph_create(size_t node_count, size_t arc_count, con
                                         size_t restriction_count,
                                         const int32_t *restriction_from_edge, const int32_t *restriction_via,
                                         const int32_t *restriction_to_edge, const int8_t *restriction_mandatory);
+/* Gives the graph its node positions (local metres, the frame of the fixes and of arc_length: each arc must be at
+ * least as long as the straight line between its end nodes). With them, the route search of a transition is goal
+ * directed (A*) toward the next fix; without them it is a plain Dijkstra with the same results. Call before the
+ * graph is shared between threads. Returns RSC_OK, RSC_EINVAL on NULL or a non-finite position, RSC_ENOMEM. */
+int rsc_match_graph_set_node_positions(rsc_match_graph *graph, const double *x, const double *y);
 /* Frees a graph; NULL is a no-op. Every matcher using it must be destroyed first. */
 void rsc_match_graph_destroy(rsc_match_graph *graph);
 /* Whether the turn from arc `from` onto arc `to` (at from's head) is allowed by the turn restrictions. */
@@ -59,6 +64,8 @@ typedef struct rsc_match_params {
     double disconnect_margin; /* log-probability: when every reachable state's emission is this much below the best
                                * candidate's, the fix counts as unreachable (missing link) */
     double min_fix_distance; /* a fix closer than this to the last scored fix takes its match (0: score every fix) */
+    double joint_distance;   /* fixes at least this far apart (metres) are joined by one search from all the previous
+                              * fix's candidates at once; closer ones by one cached search per candidate arc */
 } rsc_match_params;
 
 /* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier). */

@@ -51,6 +51,10 @@ public struct MatchParameters: Hashable, Sendable {
     /// track's white-noise estimate (`MapMatcher.estimateJitter`), so a noisy 1 s track is scored about as often as
     /// it moves clear of its noise while a sparse track keeps every fix that moved.
     public var minFixDistance: Double? = nil
+    /// Consecutive scored fixes at least this far apart (metres) are joined by one route search from all of the
+    /// earlier fix's candidates at once, goal-directed toward the later fix; nearer ones by one search per candidate
+    /// arc, cached and reused by the following fixes (see docs/matching.md for why both).
+    public var jointSearchDistance: Double = 50
 
     public init() {}
 
@@ -66,7 +70,8 @@ public struct MatchParameters: Hashable, Sendable {
              "search floor, gap speed, U-turn penalty, backward tolerance and beta per second must not be negative"),
             (headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0,
              "heading sigma, beam and disconnect margin must be positive"),
-            (huber >= 0 && (minFixDistance ?? 0) >= 0, "huber and minimum fix distance must not be negative"),
+            (huber >= 0 && (minFixDistance ?? 0) >= 0 && jointSearchDistance >= 0,
+             "huber, minimum fix distance and joint search distance must not be negative"),
         ]
         if let bad = problems.first(where: { !$0.0 }) { throw .invalidArgument(bad.1) }
     }
@@ -78,7 +83,8 @@ public struct MatchParameters: Hashable, Sendable {
                          heading_sigma: headingSigma, min_heading_speed: minHeadingSpeed, beam: beam,
                          beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers),
                          disconnect_margin: disconnectMargin,
-                         min_fix_distance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24))
+                         min_fix_distance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24),
+                         joint_distance: jointSearchDistance)
     }
 }
 
@@ -86,6 +92,7 @@ public struct MatchParameters: Hashable, Sendable {
 public final class MatchGraph: @unchecked Sendable {
     let handle: OpaquePointer
     public let arcCount: Int
+    public let nodeCount: Int
 
     /// Arc arrays as `RoadGraph` holds them (arc 2e = edge e forward, 2e+1 backward; tail/head -1 when not allowed);
     /// turn restrictions per edge: from edge, via node, to edge, and whether it is an `only_*` restriction.
@@ -106,6 +113,19 @@ public final class MatchGraph: @unchecked Sendable {
         else { throw .internalError("could not build the matching graph (inconsistent arcs or out of memory)") }
         handle = h
         arcCount = arcTail.count
+        self.nodeCount = nodeCount
+    }
+
+    /// Gives the graph its node positions (local metres, the frame the fixes are matched in; every arc at least as
+    /// long as the straight line between its end nodes), so route searches head toward the next fix. Call before
+    /// sharing the graph between threads.
+    public func setNodePositions(x: [Double], y: [Double]) throws(RoadSnapError) {
+        guard x.count == y.count, x.count >= nodeCount else {
+            throw .invalidArgument("node positions: \(x.count) x and \(y.count) y for \(nodeCount) nodes")
+        }
+        let rc = rsc_match_graph_set_node_positions(handle, x, y)
+        if rc == RSC_EINVAL { throw .invalidArgument("node positions must be finite") }
+        if rc != RSC_OK { throw .internalError("could not store node positions (out of memory)") }
     }
 
     deinit { rsc_match_graph_destroy(handle) }

@@ -8,6 +8,16 @@ extension MatchGraph {
         }
         try self.init(nodeCount: g.nodeCount, outStart: g.outStart, outArcs: g.outArcs, arcTail: g.arcTail,
                       arcHead: g.arcHead, arcLength: g.arcLength, reverseArc: g.reverseArc, restrictions: restrictions)
+        // Node positions in the network's local frame (where fixes are matched and arc lengths measured).
+        var x = [Double](repeating: 0, count: g.nodeCount), y = [Double](repeating: 0, count: g.nodeCount)
+        for e in network.edges {
+            let r = e.shapeRange
+            x[e.fromNode] = network.localShape[r.lowerBound].x
+            y[e.fromNode] = network.localShape[r.lowerBound].y
+            x[e.toNode] = network.localShape[r.upperBound - 1].x
+            y[e.toNode] = network.localShape[r.upperBound - 1].y
+        }
+        try setNodePositions(x: x, y: y)
     }
 }
 
