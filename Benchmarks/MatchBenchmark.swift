@@ -46,7 +46,7 @@ enum MatchBenchmark {
             case "raise": p.raiseSigmaToTrack = v != 0
             case "huber": p.huber = v
             case "disconnect": p.disconnectMargin = v
-            case "joint": p.jointSearchDistance = v
+            case "joint": p.jointSearchInterval = v
             default: break
             }
         }

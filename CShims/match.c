@@ -30,6 +30,7 @@ typedef struct rsc_state {
     int32_t fix;
     double offset, distance, x, y, emission, score;
     double route, gc; /* route and straight distance of the best incoming transition */
+    double peak;      /* furthest offset reached on this arc along the best chain (falling back counts from it) */
 } rsc_state;
 
 /* One arc settled by a route search: distance from the source arc's head to this arc's tail. */
@@ -436,6 +437,7 @@ static int rsc_build_layer(rsc_matcher *m, size_t f) {
             s->score = -INFINITY;
             s->route = 0;
             s->gc = 0;
+            s->peak = s->offset;
         }
     }
     return count;
@@ -453,7 +455,7 @@ static inline double rsc_transition_score(double from_score, double d, double pe
     return from_score - (dev + pen) * inv_beta;
 }
 
-/* One search for a whole transition (used when the fixes are far apart): Dijkstra over arcs from every expanded
+/* One search for a whole transition (used when the fixes are seconds apart): Dijkstra over arcs from every expanded
  * candidate of the previous fix at once, each source starting at beta * (its score below the best), so the label that
  * settles an arc is the source maximising score - (route + penalties) / beta; A* toward the next fix when the graph
  * has node positions (the estimate: straight distance to the fix less the farthest candidate's distance, which never
@@ -660,8 +662,8 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         }                                                                                      \
     } while (0)
 
-    /* Far apart fixes: one search from every previous candidate at once (below); near ones: cached per arc. */
-    int joint = gc >= p->joint_distance;
+    /* Sparse fixes: one search from every previous candidate at once (below); dense ones: cached per arc. */
+    int joint = interval >= p->joint_interval && gc >= 10.0 * p->joint_interval;
     for (int i = 0; i < prev->count; i++) {
         if (!(prv[i].score >= floor_score)) continue;
         int32_t a = prv[i].arc;
@@ -673,7 +675,12 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
              * costs like a U-turn plus the excess (so a one-way is not driven backwards, and a real reversal turns). */
             double back = o - cur[j].offset;
             double d = back > 0 ? back : -back;
-            double pen = back > tol ? p->uturn_penalty + (back - tol) : 0.0;
+            /* ... and so does falling back more than twice the tolerance from the furthest point reached on the arc:
+             * fixes creeping back a little at a time add up to a reversal */
+            double fall = prv[i].peak - cur[j].offset;
+            double over = back - tol;
+            if (fall - 2 * tol > over) over = fall - 2 * tol;
+            double pen = over > 0 ? p->uturn_penalty + over : 0.0;
             if (d <= bound) RSC_CONSIDER(j, d, pen, -1);
         }
         int32_t r = g->twin[a];
@@ -709,6 +716,8 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
     int reachable = 0;
     double best_emission = -INFINITY, best_reached = -INFINITY;
     for (int j = 0; j < count; j++) {
+        if (cur[j].entry == -1 && cur[j].back >= 0 && m->states[cur[j].back].peak > cur[j].peak)
+            cur[j].peak = m->states[cur[j].back].peak;
         if (cur[j].emission > best_emission) best_emission = cur[j].emission;
         if (cur[j].score > -INFINITY) {
             cur[j].score += cur[j].emission;
@@ -771,6 +780,23 @@ static int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
             /* U-turn in place: the last step ends where the previous fix was, the new one starts there. */
             rsc_path_step *last = &m->path[m->path_n - 1];
             double turn = m->states[s->back].offset;
+            /* The turn is at the furthest point the fixes reached: the new fix may lie beyond the previous one. */
+            double len_before = m->g->arc_length[last->arc], beyond = len_before - s->offset;
+            if (beyond > turn) turn = beyond;
+            /* ... or a fix held (not scored) between the two, on the way out or back */
+            if (m->states[s->back].peak > turn) turn = m->states[s->back].peak;
+            int32_t layer = (int32_t)(len - 1 - k) - 1, e = last->arc >> 1;
+            for (size_t h = 0; h < m->held_n; h++) {
+                if (m->held_layer[h] != layer) continue;
+                int32_t f = m->held_fix[h];
+                int nc = rsc_query_candidates(m->query, m->x[f], m->y[f], m->p->radius, 1, m->cands, m->cand_cap);
+                for (int c = 0; c < nc; c++) {
+                    if (m->cands[c].edge != e) continue;
+                    double o = (last->arc & 1) ? len_before - m->cands[c].offset : m->cands[c].offset;
+                    if (o > turn) turn = o;
+                }
+            }
+            if (turn > len_before) turn = len_before;
             if (turn < last->from) turn = last->from;
             last->to = turn;
             if (!rsc_path_push(m, s->arc)) return 0;
@@ -838,7 +864,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX) return RSC_EINVAL;
     if (!(p->sigma > 0) || !(p->beta > 0) || !(p->radius > 0) || p->max_candidates < 1 || !(p->heading_sigma > 0) ||
         !(p->distance_factor >= 1) || !(p->search_floor >= 0) || !(p->beam > 0) || p->max_outliers < 0 ||
-        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0) || !(p->joint_distance >= 0))
+        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0) || !(p->joint_interval >= 0))
         return RSC_EINVAL;
     m->p = p;
     m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->n = n;

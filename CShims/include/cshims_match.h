@@ -64,8 +64,9 @@ typedef struct rsc_match_params {
     double disconnect_margin; /* log-probability: when every reachable state's emission is this much below the best
                                * candidate's, the fix counts as unreachable (missing link) */
     double min_fix_distance; /* a fix closer than this to the last scored fix takes its match (0: score every fix) */
-    double joint_distance;   /* fixes at least this far apart (metres) are joined by one search from all the previous
-                              * fix's candidates at once; closer ones by one cached search per candidate arc */
+    double joint_interval;   /* scored fixes at least this many seconds and 10 m/s times as many metres apart are
+                              * joined by one search from all the previous fix's candidates at once; denser ones by
+                              * one cached search per candidate arc */
 } rsc_match_params;
 
 /* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier). */

@@ -51,10 +51,11 @@ public struct MatchParameters: Hashable, Sendable {
     /// track's white-noise estimate (`MapMatcher.estimateJitter`), so a noisy 1 s track is scored about as often as
     /// it moves clear of its noise while a sparse track keeps every fix that moved.
     public var minFixDistance: Double? = nil
-    /// Consecutive scored fixes at least this far apart (metres) are joined by one route search from all of the
-    /// earlier fix's candidates at once, goal-directed toward the later fix; nearer ones by one search per candidate
-    /// arc, cached and reused by the following fixes (see docs/matching.md for why both).
-    public var jointSearchDistance: Double = 50
+    /// Consecutive scored fixes at least this many seconds apart (without times: their distance over 10 m/s) and at
+    /// least 10 m/s times as many metres apart are joined by one route search from all of the earlier fix's
+    /// candidates at once, goal-directed toward the later fix; denser ones by one search per candidate arc, cached
+    /// and reused by the following fixes (see docs/matching.md for why both).
+    public var jointSearchInterval: Double = 5
 
     public init() {}
 
@@ -70,8 +71,8 @@ public struct MatchParameters: Hashable, Sendable {
              "search floor, gap speed, U-turn penalty, backward tolerance and beta per second must not be negative"),
             (headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0,
              "heading sigma, beam and disconnect margin must be positive"),
-            (huber >= 0 && (minFixDistance ?? 0) >= 0 && jointSearchDistance >= 0,
-             "huber, minimum fix distance and joint search distance must not be negative"),
+            (huber >= 0 && (minFixDistance ?? 0) >= 0 && jointSearchInterval >= 0,
+             "huber, minimum fix distance and joint search interval must not be negative"),
         ]
         if let bad = problems.first(where: { !$0.0 }) { throw .invalidArgument(bad.1) }
     }
@@ -84,7 +85,7 @@ public struct MatchParameters: Hashable, Sendable {
                          beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers),
                          disconnect_margin: disconnectMargin,
                          min_fix_distance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24),
-                         joint_distance: jointSearchDistance)
+                         joint_interval: jointSearchInterval)
     }
 }
 

@@ -3,7 +3,7 @@ import RoadSnapCore
 import RoadSnapFormats
 
 /// The route search between far-apart fixes: one goal-directed search from all of the previous fix's candidates at
-/// once (`MatchParameters.jointSearchDistance`) against one search per candidate arc, on real Kubicka tracks.
+/// once (`MatchParameters.jointSearchInterval`) against one search per candidate arc, on real Kubicka tracks.
 @Suite struct MatchingSparseTests {
     static func edges(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
         result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: network) }.map(\.description)
@@ -15,9 +15,9 @@ import RoadSnapFormats
             let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/\(name)"))
             let track = k.track.subsampled(every: interval)
             var perArc = MatchParameters()
-            perArc.jointSearchDistance = .infinity
+            perArc.jointSearchInterval = .infinity
             var joint = MatchParameters()
-            joint.jointSearchDistance = 0
+            joint.jointSearchInterval = 0
             let a = try MapMatcher(network: k.network, parameters: perArc).match(track)
             let b = try MapMatcher(network: k.network, parameters: joint).match(track)
             #expect(Self.edges(a, k.network) == Self.edges(b, k.network), "\(name) at \(interval) s")
