@@ -460,7 +460,7 @@ static inline double rsc_transition_score(double from_score, double d, double pe
  * settles an arc is the source maximising score - (route + penalties) / beta; A* toward the next fix when the graph
  * has node positions (the estimate: straight distance to the fix less the farthest candidate's distance, which never
  * overestimates). It stops when every candidate arc of the next fix is settled, or once any further state would fall
- * a beam below the best state found (the linear score bounds the exact one from above). The one approximation: where
+ * joint_beam below the best state found (the linear score bounds the exact one from above). The one approximation: where
  * the winning route is shorter than the straight distance, |route - gc| would rank sources differently; at these
  * distances that is within the candidates' few metres of noise. Returns 0, or -1 on out of memory. */
 /* Takes the route from previous state `src` over entry `parent` (-1: straight off the source arc) onto candidate
@@ -566,7 +566,7 @@ static int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count
             if (cur[j].score > -INFINITY && cur[j].score + cur[j].emission > best_cur) {
                 best_cur = cur[j].score + cur[j].emission;
                 /* a label keyed K yields at most best_prev - (K - ref) / beta + max_em */
-                limit = ref + beta * (best_prev + max_em - best_cur + p->beam);
+                limit = ref + beta * (best_prev + max_em - best_cur + p->joint_beam);
             }
             if (--left == 0) break;
         }
@@ -864,7 +864,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX) return RSC_EINVAL;
     if (!(p->sigma > 0) || !(p->beta > 0) || !(p->radius > 0) || p->max_candidates < 1 || !(p->heading_sigma > 0) ||
         !(p->distance_factor >= 1) || !(p->search_floor >= 0) || !(p->beam > 0) || p->max_outliers < 0 ||
-        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0) || !(p->joint_interval >= 0))
+        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0) || !(p->joint_interval >= 0) || !(p->joint_beam > 0))
         return RSC_EINVAL;
     m->p = p;
     m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->n = n;

@@ -67,6 +67,8 @@ typedef struct rsc_match_params {
     double joint_interval;   /* scored fixes at least this many seconds and 10 m/s times as many metres apart are
                               * joined by one search from all the previous fix's candidates at once; denser ones by
                               * one cached search per candidate arc */
+    double joint_beam;       /* log-probability: that search stops once every further state would be this much below
+                              * the best state found so far (> 0; at most beam to change nothing but the work) */
 } rsc_match_params;
 
 /* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier). */

@@ -56,6 +56,9 @@ public struct MatchParameters: Hashable, Sendable {
     /// candidates at once, goal-directed toward the later fix; denser ones by one search per candidate arc, cached
     /// and reused by the following fixes (see docs/matching.md for why both).
     public var jointSearchInterval: Double = 5
+    /// That search stops once every state it could still reach would be this far below the best state found so far
+    /// (log-probability; the Viterbi `beam` would keep them, but they never won on the 70 Kubicka tracks at 15).
+    public var jointSearchBeam: Double = 15
 
     public init() {}
 
@@ -69,8 +72,8 @@ public struct MatchParameters: Hashable, Sendable {
             (distanceFactor >= 1, "distance factor must be at least 1, got \(distanceFactor)"),
             (searchFloor >= 0 && gapMinSpeed >= 0 && uturnPenalty >= 0 && backwardTolerance >= 0 && betaPerSecond >= 0,
              "search floor, gap speed, U-turn penalty, backward tolerance and beta per second must not be negative"),
-            (headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0,
-             "heading sigma, beam and disconnect margin must be positive"),
+            (headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0 && jointSearchBeam > 0,
+             "heading sigma, beam, joint search beam and disconnect margin must be positive"),
             (huber >= 0 && (minFixDistance ?? 0) >= 0 && jointSearchInterval >= 0,
              "huber, minimum fix distance and joint search interval must not be negative"),
         ]
@@ -85,7 +88,7 @@ public struct MatchParameters: Hashable, Sendable {
                          beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers),
                          disconnect_margin: disconnectMargin,
                          min_fix_distance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24),
-                         joint_interval: jointSearchInterval)
+                         joint_interval: jointSearchInterval, joint_beam: jointSearchBeam)
     }
 }
 
