@@ -584,7 +584,7 @@ static int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count
             }
             if (dist + est > bound) continue;
             double gv = it.g + g->arc_length[it.arc] + pc;
-            if (m->t_stamp[c] == m->layer_stamp && m->d_best[c] >= 0) {
+            if (m->t_stamp[c] == m->layer_stamp && !(m->d_stamp[c] == m->search_stamp && m->d_best[c] < 0)) {
                 /* Every label arriving at a candidate arc is scored exactly (|route - gc|), not only the one
                  * that settles it: where routes are shorter than the straight line the ranking differs. */
                 if (!rsc_match_turn_allowed(g, it.arc, c)) continue;
