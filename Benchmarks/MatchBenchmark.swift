@@ -5,14 +5,17 @@ import RoadSnapFormats
 import Glibc
 #endif
 
-/// Map-matching accuracy (route mismatch on the Kubicka subset at 1 s, 10 s, 30 s sampling) and throughput per fix
-/// (one thread, the match call alone, warm-up excluded) on the Kubicka subset and the sample drive.
+/// Map-matching accuracy (route mismatch on Kubicka tracks at 1 s, 10 s, 30 s and 60 s sampling) and throughput per
+/// fix at each rate (one thread, the match call alone, warm-up excluded; fixes counted after subsampling) on the
+/// Kubicka tracks, and on the sample drive.
 /// Extra arguments: `name=value` overrides a matching parameter (sigma, beta, radius, candidates, factor, floor, uturn,
 /// back, beam, outliers, gap, speed, hold, huber, disconnect, raise); `autosigma` uses each track's own sigma estimate;
 /// `noise=M` adds seeded Gaussian noise of M metres to every fix; `only=NNN` keeps the tracks whose name ends so;
 /// `verbose` prints per-track figures and `debug=NNN` the sub-matches and truth/match sequences of one track (with
 /// `fixes=A-B`, also the matched edge, distance and offset of fixes A...B);
-/// `sparse` adds 60 s and 120 s sampling; `notimes` drops the fixes' times (after subsampling); `quick` runs 5 instead of 30 timed iterations.
+/// `sparse` adds 120 s sampling; `notimes` drops the fixes' times (after subsampling); `quick` runs 5 instead of 30
+/// timed iterations; `notiming` skips throughput; `wall` times by the wall clock instead of the thread's CPU time; `tracks=DIR` reads every track folder under DIR instead of the 20
+/// fixtures (`only=` filters those too); `nosample` skips the sample drive.
 enum MatchBenchmark {
     static let root: String = {
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -43,39 +46,75 @@ enum MatchBenchmark {
             case "raise": p.raiseSigmaToTrack = v != 0
             case "huber": p.huber = v
             case "disconnect": p.disconnectMargin = v
+            case "joint": p.jointSearchInterval = v
+            case "jointbeam": p.jointSearchBeam = v
             default: break
             }
         }
         return p
     }
 
-    static func kubicka() throws -> [KubickaTrack] {
-        let dir = root + "/Tests/RoadSnapCoreTests/Fixtures/kubicka"
-        let names = ["00000005", "00000006", "00000007", "00000014", "00000026", "00000027", "00000039", "00000045",
-                     "00000046", "00000048", "00000050", "00000052", "00000067", "00000068", "00000070", "00000072",
-                     "00000075", "00000085", "00000090", "00000095"]
-        let only = CommandLine.arguments.compactMap { $0.hasPrefix("only=") ? String($0.dropFirst(5)) : nil }
-        return try names.filter { n in only.isEmpty || only.contains { n.hasSuffix($0) } }
-            .map { try KubickaTrack.load(directory: dir + "/" + $0) }
+    /// Track folders: the 20 fixtures, or with `tracks=DIR[,DIR...]` every folder under those holding NAME/NAME.track
+    /// (e.g. the subset plus more50.tar.xz unpacked elsewhere: the 70-track development set).
+    static func trackDirectories(_ args: [String]) -> [String] {
+        var dirs: [String] = []
+        let roots = args.compactMap { $0.hasPrefix("tracks=") ? String($0.dropFirst(7)) : nil }
+            .flatMap { $0.split(separator: ",").map(String.init) }
+        if roots.isEmpty {
+            let dir = root + "/Tests/RoadSnapCoreTests/Fixtures/kubicka"
+            dirs = ["00000005", "00000006", "00000007", "00000014", "00000026", "00000027", "00000039", "00000045",
+                    "00000046", "00000048", "00000050", "00000052", "00000067", "00000068", "00000070", "00000072",
+                    "00000075", "00000085", "00000090", "00000095"].map { dir + "/" + $0 }
+        } else {
+            for r in roots {
+                guard let d = opendir(r) else { print("cannot read \(r)"); continue }
+                while let e = readdir(d) {
+                    let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                    if name.hasPrefix(".") { continue }
+                    if access(r + "/" + name + "/" + name + ".track", R_OK) == 0 { dirs.append(r + "/" + name) }
+                }
+                closedir(d)
+            }
+        }
+        let only = args.compactMap { $0.hasPrefix("only=") ? String($0.dropFirst(5)) : nil }
+            .flatMap { $0.split(separator: ",").map(String.init) }
+        return dirs.filter { n in only.isEmpty || only.contains { n.hasSuffix($0) } }
+            .sorted { $0.split(separator: "/").last! < $1.split(separator: "/").last! }
     }
+
+    /// Wall time with `wall`, else this thread's CPU time: on the shared 2-core machine other builds preempt the
+    /// benchmark, and CPU time leaves their share out (one thread either way).
+    static let clock: clockid_t = CommandLine.arguments.contains("wall") ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID
 
     static func now() -> Double {
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        clock_gettime(clock, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+
+    /// Per sampling rate: totals over the tracks.
+    struct Row {
+        var mismatch = RouteMismatch(truthLength: 0, missingLength: 0, extraLength: 0)
+        var perTrack = ""
+        var fixes = 0, seconds = 0.0, snapFixes = 0, snapSeconds = 0.0
+        var perFix: [Double] = []
     }
 
     static func run(_ args: [String]) throws {
         let params = parameters(args)
         let verbose = args.contains("verbose")
-        let data = try kubicka()
-        var matchers: [MapMatcher] = []
-        for k in data { matchers.append(try MapMatcher(network: k.network, parameters: params)) }
-        // Accuracy.
-        for interval in (args.contains("sparse") ? [0.0, 10.0, 30.0, 60.0, 120.0] : [0.0, 10.0, 30.0]) {
-            var total = RouteMismatch(truthLength: 0, missingLength: 0, extraLength: 0)
-            var line = ""
-            for (k, m) in zip(data, matchers) {
+        let dirs = trackDirectories(args)
+        let intervals = args.contains("sparse") ? [0.0, 10.0, 30.0, 60.0, 120.0] : [0.0, 10.0, 30.0, 60.0]
+        let iterations = args.contains("quick") ? 5 : 30
+        let timed = !args.contains("notiming")
+        var rows = [Row](repeating: Row(), count: intervals.count)
+        // One track at a time (the 70-track set's networks do not all fit at once): accuracy, then throughput.
+        for dir in dirs {
+            let k = try KubickaTrack.load(directory: dir)
+            let m = try MapMatcher(network: k.network, parameters: params)
+            let snapper = try Snapper(network: k.network)
+            let lengths = k.network.lengthsBySourceID()
+            for (r, interval) in intervals.enumerated() {
                 var track = interval > 0 ? k.track.subsampled(every: interval) : k.track
                 if args.contains("notimes") { for i in track.fixes.indices { track.fixes[i].time = nil } }
                 if let noise = args.first(where: { $0.hasPrefix("noise=") }).flatMap({ Double($0.dropFirst(6)) }) {
@@ -84,50 +123,80 @@ enum MatchBenchmark {
                 if args.contains("autosigma"), let est = m.estimateSigma(track) {
                     m.parameters.sigma = est
                     m.parameters.raiseSigmaToTrack = false
-                    if verbose { print("  \(k.name) sigma \(fmt(est, 2))") }
                 }
                 let result = try m.match(track)
-                m.parameters = params
                 let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
-                let lengths = k.network.lengthsBySourceID()
                 let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
-                total = total + score
+                rows[r].mismatch = rows[r].mismatch + score
                 if args.contains("debug=" + k.name.suffix(3)) && (interval == 0 || args.contains("all")) {
-                    print("  sigma used \(result.parameters.sigma)")
-                    for s in result.subMatches { print("  sub fixes \(s.firstFix)...\(s.lastFix) matched \(s.matchedFixCount) len \(Int(s.length)) conf \(s.confidence)") }
-                    let unmatched = result.fixes.indices.filter { result.fixes[$0] == nil }
-                    if let r = args.first(where: { $0.hasPrefix("fixes=") }) {
-                        let b = r.dropFirst(6).split(separator: "-").compactMap { Int($0) }
-                        for i in b[0]...min(b[1], result.fixes.count - 1) {
-                            if let f = result.fixes[i] {
-                                print("  fix \(i) edge \(k.network.edges[f.edge].sourceID) sub \(f.subMatch) d \(fmt(f.distance, 1)) off \(fmt(f.offset, 1))")
-                            } else { print("  fix \(i) unmatched") }
-                        }
-                    }
-                    print("  unmatched fixes: \(unmatched)")
-                    let got = Set(ids.map { $0.description }), want = Set(k.truth.map { $0.description })
-                    print("  missing: \(k.truth.map { $0.description }.filter { !got.contains($0) })")
-                    print("  extra: \(ids.map { $0.description }.filter { !want.contains($0) })")
-                    let truthText = k.truth.map { $0.description }
-                    print("  truth: " + truthText.map { got.contains($0) ? $0 : "[\($0)]" }.joined(separator: " "))
-                    print("  match: " + ids.map { want.contains($0.description) ? $0.description : "<\($0)>" }.joined(separator: " "))
+                    debug(result, k, score: score, ids: ids, args)
                 }
-                line += " \(k.name.suffix(3))=\(fmt(score.fraction * 100, 2))%/\(result.subMatches.count)/\(Int(score.missingLength + score.extraLength))m"
+                rows[r].perTrack += " \(k.name.suffix(3))=\(fmt(score.fraction * 100, 2))%/\(result.subMatches.count)"
+                    + "/\(Int(score.missingLength + score.extraLength))m"
+                if timed {
+                    // Throughput: the match call alone, one thread, after a warm-up; baseline: plain nearest-road
+                    // snapping of the same fixes in the same process.
+                    for _ in 0..<2 { _ = try m.match(track); _ = try snapper.snap(track.fixes) }
+                    for _ in 0..<iterations {
+                        let t0 = now()
+                        _ = try m.match(track)
+                        let dt = now() - t0
+                        rows[r].perFix.append(dt / Double(max(1, track.fixes.count)) * 1e9)
+                        rows[r].fixes += track.fixes.count
+                        rows[r].seconds += dt
+                        let t1 = now()
+                        _ = try snapper.snap(track.fixes)
+                        rows[r].snapSeconds += now() - t1
+                        rows[r].snapFixes += track.fixes.count
+                    }
+                }
+                m.parameters = params
             }
-            print("kubicka \(interval == 0 ? "1 s" : "\(Int(interval)) s") route mismatch \(fmt(total.fraction * 100, 3))%"
-                  + " (length-weighted over \(data.count) tracks)")
-            if verbose { print("  per track (mismatch/sub-matches):" + line) }
         }
-        // Throughput: each track matched repeatedly, one thread; baseline: plain nearest-road snapping of the same
-        // fixes (projection + candidate search + choice), in the same process.
-        let iterations = args.contains("quick") ? 5 : 30
-        let kubicka = try throughput(data.map { ($0.network, $0.track) }, matchers: matchers, iterations: iterations)
-        print("kubicka throughput: " + kubicka)
+        for (r, interval) in intervals.enumerated() {
+            let label = interval == 0 ? "1 s" : "\(Int(interval)) s"
+            var line = "kubicka \(label) route mismatch \(fmt(rows[r].mismatch.fraction * 100, 3))%"
+                + " (length-weighted over \(dirs.count) tracks)"
+            if timed {
+                var perFix = rows[r].perFix
+                perFix.sort()
+                let rate = Double(rows[r].fixes) / rows[r].seconds, snap = Double(rows[r].snapFixes) / rows[r].snapSeconds
+                line += "; \(fmt(rate, 0)) fixes/s, ns/fix median \(fmt(perFix[perFix.count / 2], 0))"
+                    + " p99 \(fmt(perFix[min(perFix.count - 1, perFix.count * 99 / 100)], 0)) (\(iterations) runs of"
+                    + " \(rows[r].fixes / iterations) fixes); snapping \(fmt(snap, 0)) fixes/s, match/snap time"
+                    + " \(fmt(snap / rate, 2))"
+            }
+            print(line)
+            if verbose { print("  per track (mismatch/sub-matches/metres wrong):" + rows[r].perTrack) }
+        }
+        if args.contains("nosample") { return }
         let network = try MapLoader.load(path: root + "/Samples/bellevue-issue147.osm.gz")
         let drive = try TrackReader.read(path: root + "/Samples/newson-krumm-bellevue.csv")
         let sample = try throughput([(network, drive)], matchers: [try MapMatcher(network: network, parameters: params)],
                                     iterations: iterations * 4)
         print("sample drive throughput: " + sample)
+    }
+
+    static func debug(_ result: MatchResult, _ k: KubickaTrack, score: RouteMismatch, ids: [EdgeSourceID],
+                      _ args: [String]) {
+        print("  sigma used \(result.parameters.sigma)")
+        for s in result.subMatches { print("  sub fixes \(s.firstFix)...\(s.lastFix) matched \(s.matchedFixCount) len \(Int(s.length)) conf \(s.confidence)") }
+        let unmatched = result.fixes.indices.filter { result.fixes[$0] == nil }
+        if let r = args.first(where: { $0.hasPrefix("fixes=") }) {
+            let b = r.dropFirst(6).split(separator: "-").compactMap { Int($0) }
+            for i in b[0]...min(b[1], result.fixes.count - 1) {
+                if let f = result.fixes[i] {
+                    print("  fix \(i) edge \(k.network.edges[f.edge].sourceID) sub \(f.subMatch) d \(fmt(f.distance, 1)) off \(fmt(f.offset, 1))")
+                } else { print("  fix \(i) unmatched") }
+            }
+        }
+        print("  unmatched fixes: \(unmatched)")
+        let got = Set(ids.map { $0.description }), want = Set(k.truth.map { $0.description })
+        print("  missing: \(k.truth.map { $0.description }.filter { !got.contains($0) })")
+        print("  extra: \(ids.map { $0.description }.filter { !want.contains($0) })")
+        let truthText = k.truth.map { $0.description }
+        print("  truth: " + truthText.map { got.contains($0) ? $0 : "[\($0)]" }.joined(separator: " "))
+        print("  match: " + ids.map { want.contains($0.description) ? $0.description : "<\($0)>" }.joined(separator: " "))
     }
 
     /// "N fixes/s, ns/fix median M p99 P; baseline snapping B fixes/s (ratio R)" over `iterations` runs per track.

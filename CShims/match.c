@@ -19,6 +19,8 @@ struct rsc_match_graph {
     int32_t *r_start, *r_via, *r_to;
     int8_t *r_mandatory;
     int borrowed; /* rsc_match_graph_borrow: the arrays belong to the caller */
+    /* Node positions (local metres) for the goal-directed search; NULL when not given. */
+    double *node_x, *node_y;
 };
 
 /* One Viterbi state: a candidate arc position of one fix. */
@@ -29,6 +31,7 @@ typedef struct rsc_state {
     int32_t fix;
     double offset, distance, x, y, emission, score;
     double route, gc; /* route and straight distance of the best incoming transition */
+    double peak;      /* furthest offset reached on this arc along the best chain (falling back counts from it) */
 } rsc_state;
 
 /* One arc settled by a route search: distance from the source arc's head to this arc's tail. */
@@ -40,10 +43,12 @@ typedef struct rsc_entry {
 } rsc_entry;
 
 typedef struct rsc_heap_item {
-    double key; /* dist + pen */
+    double key; /* dist + pen (joint search: g + the goal-directed estimate) */
     double dist;
+    double g;   /* joint search: the label's source offset + dist + pen */
     int32_t arc;
     int32_t parent;
+    int32_t src; /* joint search: index of the source state in the previous layer */
 } rsc_heap_item;
 
 typedef struct rsc_layer {
@@ -109,6 +114,7 @@ static int rsc_grow(void **buf, size_t *cap, size_t need, size_t size) {
 #define RSC_GROW(ptr, cap, need) rsc_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 
 static void rsc_graph_free(rsc_match_graph *g) {
+    free(g->node_x); free(g->node_y);
     if (g->borrowed) { free(g); return; }
     free(g->out_start); free(g->out_arcs); free(g->arc_tail); free(g->arc_head); free(g->arc_length); free(g->twin);
     free(g->r_start); free(g->r_via); free(g->r_to); free(g->r_mandatory);
@@ -221,6 +227,23 @@ rsc_match_graph *rsc_match_graph_borrow(size_t node_count, size_t arc_count, con
     return g;
 }
 
+int rsc_match_graph_set_node_positions(rsc_match_graph *g, const double *x, const double *y) {
+    if (!g || !x || !y) return RSC_EINVAL;
+    size_t n = g->node_count ? g->node_count : 1;
+    for (size_t i = 0; i < g->node_count; i++)
+        if (!isfinite(x[i]) || !isfinite(y[i])) return RSC_EINVAL;
+    double *nx = malloc(n * sizeof(double)), *ny = malloc(n * sizeof(double));
+    if (!nx || !ny) { free(nx); free(ny); return RSC_ENOMEM; }
+    if (g->node_count) {
+        memcpy(nx, x, g->node_count * sizeof(double));
+        memcpy(ny, y, g->node_count * sizeof(double));
+    }
+    free(g->node_x); free(g->node_y);
+    g->node_x = nx;
+    g->node_y = ny;
+    return RSC_OK;
+}
+
 void rsc_match_graph_destroy(rsc_match_graph *g) {
     if (g) rsc_graph_free(g);
 }
@@ -286,7 +309,7 @@ size_t rsc_matcher_path_count(const rsc_matcher *m) { return m->path_n; }
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Bounded route search from the head of `src` (Dijkstra over arcs), results appended to the entry pool. */
 
-static int rsc_heap_push(rsc_matcher *m, double key, double dist, int32_t arc, int32_t parent) {
+static int rsc_heap_push2(rsc_matcher *m, double key, double dist, double gv, int32_t arc, int32_t parent, int32_t src) {
     if (!RSC_GROW(m->heap, m->heap_cap, m->heap_n + 1)) return 0;
     size_t i = m->heap_n++;
     while (i > 0) {
@@ -297,9 +320,15 @@ static int rsc_heap_push(rsc_matcher *m, double key, double dist, int32_t arc, i
     }
     m->heap[i].key = key;
     m->heap[i].dist = dist;
+    m->heap[i].g = gv;
     m->heap[i].arc = arc;
     m->heap[i].parent = parent;
+    m->heap[i].src = src;
     return 1;
+}
+
+static inline int rsc_heap_push(rsc_matcher *m, double key, double dist, int32_t arc, int32_t parent) {
+    return rsc_heap_push2(m, key, dist, key, arc, parent, -1);
 }
 
 static rsc_heap_item rsc_heap_pop(rsc_matcher *m) {
@@ -443,9 +472,172 @@ static int rsc_build_layer(rsc_matcher *m, size_t f) {
             s->score = -INFINITY;
             s->route = 0;
             s->gc = 0;
+            s->peak = s->offset;
         }
     }
     return count;
+}
+
+/* Transition score of reaching a state by a route of `d` metres with `pen` metres of penalties from a state scored
+ * `from_score`: |route - great circle| (or - the distance the reported speeds travelled, when nearer) over beta. */
+static inline double rsc_transition_score(double from_score, double d, double pen, double gc, double travelled,
+                                          double inv_beta) {
+    double dev = fabs(d - gc);
+    if (travelled == travelled) {
+        double dv = fabs(d - travelled);
+        if (dv < dev) dev = dv;
+    }
+    return from_score - (dev + pen) * inv_beta;
+}
+
+/* One search for a whole transition (used when the fixes are seconds apart): Dijkstra over arcs from every expanded
+ * candidate of the previous fix at once, each source starting at beta * (its score below the best), so the label that
+ * settles an arc is the source maximising score - (route + penalties) / beta; A* toward the next fix when the graph
+ * has node positions (the estimate: straight distance to the fix less the farthest candidate's distance, which never
+ * overestimates). It stops when every candidate arc of the next fix is settled, or once any further state would fall
+ * joint_beam below the best state found (the linear score bounds the exact one from above). The one approximation: where
+ * the winning route is shorter than the straight distance, |route - gc| would rank sources differently; at these
+ * distances that is within the candidates' few metres of noise. Returns 0, or -1 on out of memory. */
+/* Takes the route from previous state `src` over entry `parent` (-1: straight off the source arc) onto candidate
+ * arc `c` as state j's best transition so far: records the route's last arc as its own entry. -1 on out of memory. */
+static int rsc_joint_consider(rsc_matcher *m, const rsc_state *prv, rsc_state *cur, int j, int src, int32_t c,
+                              int32_t parent, double dist, double pen, double d, double sc, double gc) {
+    if (!RSC_GROW(m->entries, m->entry_cap, m->entry_n + 1)) return -1;
+    int32_t idx = (int32_t)m->entry_n++;
+    m->entries[idx].arc = c;
+    m->entries[idx].parent = parent;
+    m->entries[idx].dist = dist;
+    m->entries[idx].pen = pen;
+    cur[j].score = sc;
+    cur[j].back = (int32_t)(prv - m->states) + src;
+    cur[j].entry = idx;
+    cur[j].route = d;
+    cur[j].gc = gc;
+    return 0;
+}
+
+static int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_state *cur, int count,
+                            double floor_score, double best_prev, double gc, double travelled, double bound,
+                            double beta, double inv_beta) {
+    const rsc_match_params *p = m->p;
+    const rsc_match_graph *g = m->g;
+    const double *nx = g->node_x, *ny = g->node_y;
+    size_t cf = (size_t)cur[0].fix;
+    double fx = m->x[cf], fy = m->y[cf];
+    double reach = 0, max_em = -INFINITY;
+    for (int j = 0; j < count; j++) {
+        if (cur[j].distance > reach) reach = cur[j].distance;
+        if (cur[j].emission > max_em) max_em = cur[j].emission;
+    }
+    double ref = gc;
+    if (travelled == travelled && travelled > ref) ref = travelled;
+    if (++m->search_stamp == 0) {
+        memset(m->d_stamp, 0, g->arc_count * sizeof(uint32_t));
+        m->search_stamp = 1;
+    }
+    m->heap_n = 0;
+    int left = count; /* candidate arcs of the next fix not settled yet (each arc is one state) */
+    double best_cur = -INFINITY;
+    double limit = INFINITY;
+    for (int i = 0; i < prev_count; i++) {
+        if (!(prv[i].score >= floor_score)) continue;
+        int32_t a = prv[i].arc;
+        double rem = g->arc_length[a] - prv[i].offset;
+        if (rem > bound) continue;
+        double lam = beta * (best_prev - prv[i].score);
+        int32_t h = g->arc_head[a], origin = g->arc_tail[a];
+        for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
+            int32_t c = g->out_arcs[k];
+            double pen = g->arc_head[c] == origin ? p->uturn_penalty : 0.0;
+            if (m->t_stamp[c] == m->layer_stamp && rsc_match_turn_allowed(g, a, c)) {
+                int j = m->t_idx[c];
+                double d = rem + cur[j].offset;
+                double sc = rsc_transition_score(prv[i].score, d, pen, gc, travelled, inv_beta);
+                if (d <= bound && sc > cur[j].score &&
+                    rsc_joint_consider(m, prv, cur, j, i, c, -1, rem, pen, d, sc, gc) < 0)
+                    return -1;
+            }
+            double est = 0;
+            if (nx) {
+                int32_t t = g->arc_tail[c];
+                est = sqrt((nx[t] - fx) * (nx[t] - fx) + (ny[t] - fy) * (ny[t] - fy)) - reach;
+                if (est < 0) est = 0;
+            }
+            if (rem + est > bound) continue;
+            if (!rsc_match_turn_allowed(g, a, c)) continue;
+            double gv = lam + rem + pen;
+            if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= gv) continue;
+            m->d_stamp[c] = m->search_stamp;
+            m->d_best[c] = gv;
+            if (!rsc_heap_push2(m, gv + est, rem, gv, c, -1, i)) return -1;
+        }
+    }
+    while (m->heap_n > 0) {
+        rsc_heap_item it = rsc_heap_pop(m);
+        if (it.g > m->d_best[it.arc]) continue; /* stale (settled arcs hold -1) */
+        if (it.key > limit) break;
+        m->d_best[it.arc] = -1.0;
+        if (!RSC_GROW(m->entries, m->entry_cap, m->entry_n + 1)) return -1;
+        int32_t idx = (int32_t)m->entry_n++;
+        double lam = beta * (best_prev - prv[it.src].score);
+        double pen = it.g - lam - it.dist;
+        m->entries[idx].arc = it.arc;
+        m->entries[idx].parent = it.parent;
+        m->entries[idx].dist = it.dist;
+        m->entries[idx].pen = pen;
+        if (m->t_stamp[it.arc] == m->layer_stamp) {
+            int j = m->t_idx[it.arc];
+            double d = it.dist + cur[j].offset;
+            if (d <= bound) {
+                double sc = rsc_transition_score(prv[it.src].score, d, pen, gc, travelled, inv_beta);
+                if (sc > cur[j].score) {
+                    cur[j].score = sc;
+                    cur[j].back = (int32_t)(prv - m->states) + it.src;
+                    cur[j].entry = idx;
+                    cur[j].route = d;
+                    cur[j].gc = gc;
+                }
+            }
+            if (cur[j].score > -INFINITY && cur[j].score + cur[j].emission > best_cur) {
+                best_cur = cur[j].score + cur[j].emission;
+                /* a label keyed K yields at most best_prev - (K - ref) / beta + max_em */
+                limit = ref + beta * (best_prev + max_em - best_cur + p->joint_beam);
+            }
+            if (--left == 0) break;
+        }
+        /* relax the arcs leaving this one's head */
+        double dist = it.dist + g->arc_length[it.arc];
+        int32_t h = g->arc_head[it.arc], origin = g->arc_tail[it.arc];
+        for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
+            int32_t c = g->out_arcs[k];
+            double pc = g->arc_head[c] == origin ? p->uturn_penalty : 0.0;
+            double est = 0;
+            if (nx) {
+                int32_t t = g->arc_tail[c];
+                est = sqrt((nx[t] - fx) * (nx[t] - fx) + (ny[t] - fy) * (ny[t] - fy)) - reach;
+                if (est < 0) est = 0;
+            }
+            if (dist + est > bound) continue;
+            double gv = it.g + g->arc_length[it.arc] + pc;
+            if (m->t_stamp[c] == m->layer_stamp && !(m->d_stamp[c] == m->search_stamp && m->d_best[c] < 0)) {
+                /* Every label arriving at a candidate arc is scored exactly (|route - gc|), not only the one
+                 * that settles it: where routes are shorter than the straight line the ranking differs. */
+                if (!rsc_match_turn_allowed(g, it.arc, c)) continue;
+                int j = m->t_idx[c];
+                double d = dist + cur[j].offset;
+                double sc = rsc_transition_score(prv[it.src].score, d, pen + pc, gc, travelled, inv_beta);
+                if (d <= bound && sc > cur[j].score &&
+                    rsc_joint_consider(m, prv, cur, j, it.src, c, idx, dist, pen + pc, d, sc, gc) < 0)
+                    return -1;
+            }
+            if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= gv) continue;
+            if (!rsc_match_turn_allowed(g, it.arc, c)) continue;
+            m->d_stamp[c] = m->search_stamp;
+            m->d_best[c] = gv;
+            if (!rsc_heap_push2(m, gv + est, dist, gv, c, idx, it.src)) return -1;
+        }
+    }
+    return 0;
 }
 
 /* Scores the uncommitted layer (count states at state_n) from the committed layer `prev`. Returns 1 when some state is
@@ -505,6 +697,8 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         }                                                                                      \
     } while (0)
 
+    /* Sparse fixes: one search from every previous candidate at once (below); dense ones: cached per arc. */
+    int joint = interval >= p->joint_interval && gc >= 10.0 * p->joint_interval;
     for (int i = 0; i < prev->count; i++) {
         if (!(prv[i].score >= floor_score)) continue;
         int32_t a = prv[i].arc;
@@ -516,7 +710,12 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
              * costs like a U-turn plus the excess (so a one-way is not driven backwards, and a real reversal turns). */
             double back = o - cur[j].offset;
             double d = back > 0 ? back : -back;
-            double pen = back > tol ? p->uturn_penalty + (back - tol) : 0.0;
+            /* ... and so does falling back more than twice the tolerance from the furthest point reached on the arc:
+             * fixes creeping back a little at a time add up to a reversal */
+            double fall = prv[i].peak - cur[j].offset;
+            double over = back - tol;
+            if (fall - 2 * tol > over) over = fall - 2 * tol;
+            double pen = over > 0 ? p->uturn_penalty + over : 0.0;
             if (d <= bound) RSC_CONSIDER(j, d, pen, -1);
         }
         int32_t r = g->twin[a];
@@ -528,6 +727,7 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
                 if (d <= bound) RSC_CONSIDER(j, d, p->uturn_penalty, -2);
             }
         }
+        if (joint) continue;
         double need = bound - rem;
         if (need < 0) continue;
         if (!rsc_search(m, a, need)) return -1;
@@ -542,12 +742,17 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
             if (d <= bound) RSC_CONSIDER(j, d, en[k].pen, m->c_start[a] + k);
         }
     }
+    if (joint && rsc_joint_search(m, prv, prev->count, cur, count, floor_score, best_prev, gc, travelled, bound, beta,
+                                  inv_beta) < 0)
+        return -1;
 #undef RSC_CONSIDER
     /* Reachable only counts when some reachable state is about as close to the fix as the closest candidate:
      * otherwise the road actually driven is not connected to the hypotheses (missing link) and the track splits. */
     int reachable = 0;
     double best_emission = -INFINITY, best_reached = -INFINITY;
     for (int j = 0; j < count; j++) {
+        if (cur[j].entry == -1 && cur[j].back >= 0 && m->states[cur[j].back].peak > cur[j].peak)
+            cur[j].peak = m->states[cur[j].back].peak;
         if (cur[j].emission > best_emission) best_emission = cur[j].emission;
         if (cur[j].score > -INFINITY) {
             cur[j].score += cur[j].emission;
@@ -610,6 +815,23 @@ static int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
             /* U-turn in place: the last step ends where the previous fix was, the new one starts there. */
             rsc_path_step *last = &m->path[m->path_n - 1];
             double turn = m->states[s->back].offset;
+            /* The turn is at the furthest point the fixes reached: the new fix may lie beyond the previous one. */
+            double len_before = m->g->arc_length[last->arc], beyond = len_before - s->offset;
+            if (beyond > turn) turn = beyond;
+            /* ... or a fix held (not scored) between the two, on the way out or back */
+            if (m->states[s->back].peak > turn) turn = m->states[s->back].peak;
+            int32_t layer = (int32_t)(len - 1 - k) - 1, e = last->arc >> 1;
+            for (size_t h = 0; h < m->held_n; h++) {
+                if (m->held_layer[h] != layer) continue;
+                int32_t f = m->held_fix[h];
+                int nc = rsc_query_candidates(m->query, m->x[f], m->y[f], m->p->radius, 1, m->cands, m->cand_cap);
+                for (int c = 0; c < nc; c++) {
+                    if (m->cands[c].edge != e) continue;
+                    double o = (last->arc & 1) ? len_before - m->cands[c].offset : m->cands[c].offset;
+                    if (o > turn) turn = o;
+                }
+            }
+            if (turn > len_before) turn = len_before;
             if (turn < last->from) turn = last->from;
             last->to = turn;
             if (!rsc_path_push(m, s->arc)) return 0;
@@ -677,7 +899,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX) return RSC_EINVAL;
     if (!(p->sigma > 0) || !(p->beta > 0) || !(p->radius > 0) || p->max_candidates < 1 || !(p->heading_sigma > 0) ||
         !(p->distance_factor >= 1) || !(p->search_floor >= 0) || !(p->beam > 0) || p->max_outliers < 0 ||
-        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0))
+        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0) || !(p->joint_interval >= 0) || !(p->joint_beam > 0))
         return RSC_EINVAL;
     m->p = p;
     m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->n = n;

@@ -41,6 +41,11 @@ rsc_match_graph *rsc_match_graph_borrow(size_t node_count, size_t arc_count, con
                                         const double *arc_length, const int32_t *twin, size_t restriction_count,
                                         const int32_t *r_start, const int32_t *r_via, const int32_t *r_to,
                                         const int8_t *r_mandatory);
+/* Gives the graph its node positions (local metres, the frame of the fixes and of arc_length: each arc must be at
+ * least as long as the straight line between its end nodes). With them, the route search of a transition is goal
+ * directed (A*) toward the next fix; without them it is a plain Dijkstra with the same results. Call before the
+ * graph is shared between threads. Returns RSC_OK, RSC_EINVAL on NULL or a non-finite position, RSC_ENOMEM. */
+int rsc_match_graph_set_node_positions(rsc_match_graph *graph, const double *x, const double *y);
 /* Frees a graph; NULL is a no-op. Every matcher using it must be destroyed first. */
 void rsc_match_graph_destroy(rsc_match_graph *graph);
 /* Whether the turn from arc `from` onto arc `to` (at from's head) is allowed by the turn restrictions. */
@@ -69,6 +74,11 @@ typedef struct rsc_match_params {
     double disconnect_margin; /* log-probability: when every reachable state's emission is this much below the best
                                * candidate's, the fix counts as unreachable (missing link) */
     double min_fix_distance; /* a fix closer than this to the last scored fix takes its match (0: score every fix) */
+    double joint_interval;   /* scored fixes at least this many seconds and 10 m/s times as many metres apart are
+                              * joined by one search from all the previous fix's candidates at once; denser ones by
+                              * one cached search per candidate arc */
+    double joint_beam;       /* log-probability: that search stops once every further state would be this much below
+                              * the best state found so far (> 0; at most beam to change nothing but the work) */
 } rsc_match_params;
 
 /* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier). */

@@ -51,6 +51,14 @@ public struct MatchParameters: Hashable, Sendable {
     /// track's white-noise estimate (`MapMatcher.estimateJitter`), so a noisy 1 s track is scored about as often as
     /// it moves clear of its noise while a sparse track keeps every fix that moved.
     public var minFixDistance: Double? = nil
+    /// Consecutive scored fixes at least this many seconds apart (without times: their distance over 10 m/s) and at
+    /// least 10 m/s times as many metres apart are joined by one route search from all of the earlier fix's
+    /// candidates at once, goal-directed toward the later fix; denser ones by one search per candidate arc, cached
+    /// and reused by the following fixes (see docs/matching.md for why both).
+    public var jointSearchInterval: Double = 5
+    /// That search stops once every state it could still reach would be this far below the best state found so far
+    /// (log-probability; the Viterbi `beam` would keep them, but they never won on the 70 Kubicka tracks at 15).
+    public var jointSearchBeam: Double = 15
 
     public init() {}
 
@@ -64,9 +72,10 @@ public struct MatchParameters: Hashable, Sendable {
             (distanceFactor >= 1, "distance factor must be at least 1, got \(distanceFactor)"),
             (searchFloor >= 0 && gapMinSpeed >= 0 && uturnPenalty >= 0 && backwardTolerance >= 0 && betaPerSecond >= 0,
              "search floor, gap speed, U-turn penalty, backward tolerance and beta per second must not be negative"),
-            (headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0,
-             "heading sigma, beam and disconnect margin must be positive"),
-            (huber >= 0 && (minFixDistance ?? 0) >= 0, "huber and minimum fix distance must not be negative"),
+            (headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0 && jointSearchBeam > 0,
+             "heading sigma, beam, joint search beam and disconnect margin must be positive"),
+            (huber >= 0 && (minFixDistance ?? 0) >= 0 && jointSearchInterval >= 0,
+             "huber, minimum fix distance and joint search interval must not be negative"),
         ]
         if let bad = problems.first(where: { !$0.0 }) { throw .invalidArgument(bad.1) }
     }
@@ -78,7 +87,8 @@ public struct MatchParameters: Hashable, Sendable {
                          heading_sigma: headingSigma, min_heading_speed: minHeadingSpeed, beam: beam,
                          beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers),
                          disconnect_margin: disconnectMargin,
-                         min_fix_distance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24))
+                         min_fix_distance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24),
+                         joint_interval: jointSearchInterval, joint_beam: jointSearchBeam)
     }
 }
 
@@ -88,6 +98,7 @@ public final class MatchGraph: @unchecked Sendable {
     public let arcCount: Int
     /// Keeps borrowed arrays alive (`init(borrowing...)`); nil when the graph owns copies.
     private let owner: AnyObject?
+    public let nodeCount: Int
 
     /// Arc arrays as `RoadGraph` holds them (arc 2e = edge e forward, 2e+1 backward; tail/head -1 when not allowed);
     /// turn restrictions per edge: from edge, via node, to edge, and whether it is an `only_*` restriction.
@@ -109,6 +120,7 @@ public final class MatchGraph: @unchecked Sendable {
         handle = h
         arcCount = arcTail.count
         owner = nil
+        self.nodeCount = nodeCount
     }
 
     /// A graph reading the arrays in place (no copy): `twin` is the reverse arc (-1 for arcs not allowed), turn
@@ -135,6 +147,19 @@ public final class MatchGraph: @unchecked Sendable {
         handle = h
         arcCount = arcs
         self.owner = owner
+        self.nodeCount = nodeCount
+    }
+
+    /// Gives the graph its node positions (local metres, the frame the fixes are matched in; every arc at least as
+    /// long as the straight line between its end nodes), so route searches head toward the next fix. Call before
+    /// sharing the graph between threads.
+    public func setNodePositions(x: [Double], y: [Double]) throws(RoadSnapError) {
+        guard x.count == y.count, x.count >= nodeCount else {
+            throw .invalidArgument("node positions: \(x.count) x and \(y.count) y for \(nodeCount) nodes")
+        }
+        let rc = rsc_match_graph_set_node_positions(handle, x, y)
+        if rc == RSC_EINVAL { throw .invalidArgument("node positions must be finite") }
+        if rc != RSC_OK { throw .internalError("could not store node positions (out of memory)") }
     }
 
     deinit { rsc_match_graph_destroy(handle) }

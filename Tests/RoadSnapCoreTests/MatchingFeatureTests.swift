@@ -173,6 +173,29 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
         #expect(sub.arcs.count == 2)  // out and back on the same edge
         #expect(abs(sub.length - 320) < 10)
     }
+
+    @Test func uTurnReachesTheFurthestFix() throws {
+        // Out along a 90 m road to 58 m and back, one fix a second: the fixes near the turn (55, 58, 55, 50, 45 m)
+        // are within 2 sigma of the last scored one (50 m) and are held, not scored, so the scored fixes show a
+        // U-turn in place between 50 m and 40 m. The driven path must still reach 58 m before turning.
+        let map = NodeMap("a        j", grid: 10)
+        let network = try map.network([("aj", false)])
+        let a = try #require(map.positions["a"])
+        let metresPerDegreeLon = 111_320.0 * cos(1.0 * Double.pi / 180)
+        let along: [Double] = [10, 20, 30, 40, 50, 55, 58, 55, 50, 45, 40, 30, 20, 10]
+        let fixes = along.enumerated().map { i, x in
+            Fix(coordinate: GeoCoordinate(uncheckedLatitude: a.latitude, longitude: a.longitude + x / metresPerDegreeLon),
+                time: Double(i))
+        }
+        let result = try MapMatcher(network: network).match(Track(name: "u-turn", fixes: fixes))
+        #expect(result.subMatches.count == 1)
+        let sub = try #require(result.subMatches.first)
+        #expect(sub.arcs.count == 2)
+        #expect(abs(sub.length - 96) < 3, "length \(sub.length)")  // 10 -> 58 -> 10
+        // the fix at the turn is placed at the turn, not back at 50 m
+        let turn = try #require(result.fixes[6])
+        #expect(abs(turn.along - 48) < 3, "along \(turn.along)")
+    }
 }
 
 @Suite struct MatchingTurnRestrictionTests {

@@ -8,6 +8,16 @@ extension MatchGraph {
                       arcHead: g.arcHead, arcLength: g.arcLength, twin: g.reverseArc,
                       restrictionStart: g.restrictionStart, restrictionVia: g.restrictionVia,
                       restrictionTo: g.restrictionTo, restrictionMandatory: g.restrictionMandatory, owner: g)
+        // Node positions in the network's local frame (where fixes are matched and arc lengths measured).
+        var x = [Double](repeating: 0, count: g.nodeCount), y = [Double](repeating: 0, count: g.nodeCount)
+        for e in network.edges {
+            let r = e.shapeRange
+            x[e.fromNode] = network.localShape[r.lowerBound].x
+            y[e.fromNode] = network.localShape[r.lowerBound].y
+            x[e.toNode] = network.localShape[r.upperBound - 1].x
+            y[e.toNode] = network.localShape[r.upperBound - 1].y
+        }
+        try setNodePositions(x: x, y: y)
     }
 }
 

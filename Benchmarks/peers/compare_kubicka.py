@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""compare_kubicka.py -- RoadSnap and the peers (OSRM MLD, Valhalla, fastmm) on the same Kubicka et al. 2015 tracks
+subsampled to the same fixes (every 1, 10, 30, 60 s, the rule of Track.subsampled(every:): keep a fix when at least
+the interval has passed since the last kept one), all scored by the peers' geometric scorer (score_track from
+../shared/tools/peers/match_peers.py, tolerance 3 m). Each peer's data is built once per track and reused for every
+rate. The peers' points/s are their match call alone, one thread (match_peers.py's timing); RoadSnap's accuracy comes
+from its CLI (`BIN match --format geojson`), its throughput from the Swift benchmark (`Benchmarks match tracks=DIR`),
+which times the match call alone on the same subsampled fixes.
+
+USAGE (the peers' venv, see ../shared/tools/peers/match_peers.py SETUP):
+  /tmp/roadsnap-peers/.venv/bin/python Benchmarks/peers/compare_kubicka.py BIN WORK SRC_DIR [SRC_DIR...]
+        [--rates 1,10,30,60] [--peers osrm_mld,valhalla,fastmm] [--ids a,b] [--no-peers]
+  SRC_DIR holds <id>/<id>.{nodes,arcs,route,track} folders (subset/, and more50.tar.xz unpacked outside the repo).
+Prints per rate the length-weighted and mean route mismatch of every matcher and the peers' points/s, and writes
+WORK/compare.json with the per-track figures.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.dont_write_bytecode = True
+REPO = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("ROADSNAP_SHARED", REPO.parent / "shared"))
+spec = importlib.util.spec_from_file_location("match_peers", SHARED / "tools/peers/match_peers.py")
+mp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mp)
+
+
+def subsample(points, interval):
+    """Track.subsampled(every:) on [lon, lat, t] points."""
+    if interval <= 1:
+        return list(points)
+    out, last = [], float("-inf")
+    for p in points:
+        if p[2] < last + interval:
+            continue
+        last = p[2]
+        out.append(p)
+    return out
+
+
+def roadsnap(bin_, work, tid, tdir, per_rate):
+    """Matches the subsampled tracks of one Kubicka folder with one RoadSnap CLI run (the network is loaded once);
+    returns {rate: the peers' score dict}."""
+    d = work / "roadsnap" / tid
+    if not (d / "network.geojson").exists():
+        d.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(SHARED / "tools/kubicka.py"), "convert", str(tdir), str(d)],
+                       check=True, stdout=subprocess.DEVNULL)
+    csvs = []
+    for rate, t in per_rate.items():
+        csv = d / f"fixes_{rate}.csv"
+        with open(csv, "w") as f:
+            f.write("time,lat,lon\n")
+            for lon, lat, ts in t["points"]:
+                f.write(f"{ts},{lat:.8f},{lon:.8f}\n")
+        csvs.append(str(csv))
+    out = d / "out"
+    subprocess.run([bin_, "match", "--map", str(d / "network.geojson"), "--format", "geojson", "--out", str(out),
+                    "--jobs", "1", *csvs], check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scores = {}
+    for rate, t in per_rate.items():
+        n = len(t["points"])
+        matched, geoms = [None] * n, []
+        try:
+            doc = json.loads((out / f"fixes_{rate}.matched.geojson").read_text())
+        except (OSError, ValueError):
+            doc = {"features": []}
+        for fe in doc["features"]:
+            g, pr = fe["geometry"], fe["properties"]
+            if g["type"] == "LineString":
+                geoms.append([[c[0], c[1]] for c in g["coordinates"]])
+            elif g["type"] == "Point" and pr.get("matched"):
+                matched[pr["fix_index"]] = g["coordinates"][:2]
+        scores[rate] = mp.score_track(t, matched, geoms, 3.0)
+    return scores
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bin")
+    ap.add_argument("work")
+    ap.add_argument("src", nargs="+")
+    ap.add_argument("--rates", default="1,10,30,60")
+    ap.add_argument("--peers", default="osrm_mld,valhalla,fastmm")
+    ap.add_argument("--ids", default="")
+    ap.add_argument("--no-peers", action="store_true")
+    a = ap.parse_args()
+    work = Path(a.work).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    rates = [int(r) for r in a.rates.split(",")]
+    peers = [] if a.no_peers else a.peers.split(",")
+    dirs = {}
+    for s in a.src:
+        for p in sorted(Path(s).resolve().iterdir()):
+            if p.is_dir() and (p / f"{p.name}.track").exists():
+                dirs[p.name] = p
+    ids = [i for i in a.ids.split(",") if i] or sorted(dirs)
+    # results[matcher][rate] = {"d": .., "d0": .., "pts": .., "s": .., "tracks": {tid: mismatch}}
+    res = {m: {r: {"d": 0.0, "d0": 0.0, "pts": 0, "s": 0.0, "tracks": {}} for r in rates} for m in ["roadsnap"] + peers}
+    for tid in ids:
+        tdir = dirs[tid]
+        per_rate = {}
+        for r in rates:
+            # a copy of the folder whose .track keeps the subsampled fixes, so the truth is trimmed to them too
+            sdir = work / f"src_{r}" / tid
+            sdir.mkdir(parents=True, exist_ok=True)
+            for ext in ("nodes", "arcs", "route"):
+                link = sdir / f"{tid}.{ext}"
+                if not link.exists():
+                    link.symlink_to(tdir / f"{tid}.{ext}")
+            rows = [ln for ln in (tdir / f"{tid}.track").read_text().splitlines() if ln.strip()]
+            kept = subsample([(i, 0, float(ln.split()[2])) for i, ln in enumerate(rows)], r)
+            (sdir / f"{tid}.track").write_text("".join(rows[i] + "\n" for i, _, _ in kept))
+            t = mp.kubicka_tracks(sdir, tid)[0]
+            t["_dir"] = sdir
+            t["id"] = f"{tid}@{r}"
+            per_rate[r] = t
+        for r, sc in roadsnap(a.bin, work, tid, tdir, per_rate).items():
+            acc = res["roadsnap"][r]
+            acc["d"] += sc["d_minus_m"] + sc["d_plus_m"]
+            acc["d0"] += sc["d0_m"]
+            acc["tracks"][tid] = round(sc["route_mismatch"], 5)
+        if peers:
+            data = work / "peers" / tid
+            data.mkdir(parents=True, exist_ok=True)
+            pbf = data / "map.osm.pbf"
+            if not (data / "build_stats.json").exists():
+                mp.kubicka_to_pbf(tdir, tid, pbf)
+                bargs = argparse.Namespace(pbf=str(pbf), data=str(data), peers=",".join(peers), threads=1,
+                                           no_admins=True, fastmm_delta=1000.0)
+                mp.build(bargs)
+            files = []
+            for r, t in per_rate.items():
+                f = data / f"tracks_{r}.json"
+                tt = {k: v for k, v in t.items() if k != "_dir"}
+                f.write_text(json.dumps({"generator": "kubicka2015", "tracks": [tt]}))
+                files.append(str(f))
+            margs = argparse.Namespace(data=str(data), tracks=files, out=str(work / "out" / tid), child=False,
+                                       peers=",".join(peers), repeat=3, tol=3.0, limit=0, fastmm_delta=1000.0,
+                                       fastmm_reverse_tol=20.0, osrm_tidy=False, gps_sigma=None)
+            mp.match(margs)
+            for p in peers:
+                try:
+                    recs = json.loads((work / "out" / tid / f"{p}.json").read_text())["tracks"]
+                except (OSError, ValueError):
+                    recs = []
+                for rec in recs:
+                    r = int(rec["id"].split("@")[1])
+                    acc = res[p][r]
+                    acc["pts"] += rec["n"]
+                    acc["s"] += rec["match_s"]
+                    sc = rec.get("score")
+                    if sc and sc.get("route_mismatch") is not None:
+                        acc["d"] += sc["d_minus_m"] + sc["d_plus_m"]
+                        acc["d0"] += sc["d0_m"]
+                        acc["tracks"][tid] = round(sc["route_mismatch"], 5)
+        print(f"{tid}: " + " ".join(f"{r}s roadsnap={res['roadsnap'][r]['tracks'][tid]}" for r in rates), flush=True)
+    print(f"\n=== {len(ids)} Kubicka tracks, peers' scorer (3 m), length-weighted route mismatch [mean]; peers' "
+          f"points/s (match call, one thread) ===")
+    for r in rates:
+        cells = []
+        for m, by in res.items():
+            acc = by[r]
+            if not acc["d0"]:
+                continue
+            mean = sum(acc["tracks"].values()) / max(1, len(acc["tracks"]))
+            rate = f", {acc['pts'] / acc['s']:.0f} pts/s" if acc["s"] else ""
+            cells.append(f"{m} {100 * acc['d'] / acc['d0']:.2f}% [{100 * mean:.2f}%] ({len(acc['tracks'])} tracks{rate})")
+        print(f"{r:>3d} s: " + "; ".join(cells))
+    (work / "compare.json").write_text(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()
