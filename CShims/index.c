@@ -334,8 +334,7 @@ static int rsc_index_ensure_tree(const rsc_index *cix) {
     if (!atomic_load_explicit(&ix->tree_ready, memory_order_relaxed)) {
         ix->ctx = GEOS_init_r();
         if (ix->ctx) {
-            GEOSContext_setErrorHandler_r(ix->ctx, rsc_geos_silent);
-            GEOSContext_setNoticeHandler_r(ix->ctx, rsc_geos_silent);
+            rsc_log_attach_geos(ix->ctx);
             ix->tree = GEOSSTRtree_create_r(ix->ctx, 10);
         }
         for (size_t i = 0; ix->tree && i < ix->n; i++) {
