@@ -30,9 +30,9 @@ import RoadSnapFormats
         // The same graph with and without node positions: A* toward the next fix and plain Dijkstra agree.
         let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/00000005"))
         let g = k.network.graph
-        let plain = try MatchGraph(nodeCount: g.nodeCount, outStart: g.outStart, outArcs: g.outArcs,
-                                   arcTail: g.arcTail, arcHead: g.arcHead, arcLength: g.arcLength,
-                                   reverseArc: g.reverseArc, restrictions: [])
+        let plain = try MatchGraph(nodeCount: g.nodeCount, outStart: Array(g.outStart), outArcs: Array(g.outArcs),
+                                   arcTail: Array(g.arcTail), arcHead: Array(g.arcHead),
+                                   arcLength: Array(g.arcLength), reverseArc: Array(g.reverseArc), restrictions: [])
         let positioned = try MatchGraph(network: k.network)
         let track = k.track.subsampled(every: 30)
         let a = try MapMatcher(network: k.network, graph: plain).match(track)
