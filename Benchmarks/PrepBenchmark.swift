@@ -12,18 +12,21 @@ import Glibc
 /// wheel, the network written as an OSM XML file and prepared by `osrm-extract` + `osrm-contract` (stock car.lua) on
 /// one thread and on every core. Finally cost-query latency (snap + CH search) on the largest tiling.
 ///
-/// `swift run -c release Benchmarks preprocess [tiles=1,4,10,22] [grid=200] [osrm=/path/to/python] [dir=/tmp/roadsnap-prep]`
+/// `swift run -c release Benchmarks preprocess [tiles=1,4,10,22] [grid=200] [osrm=/path/to/python] [osrm-max=EDGES]
+/// [dir=/tmp/roadsnap-prep]` (OSRM runs only on networks of at most osrm-max edges).
 enum PrepBenchmark {
     static func run(_ args: [String]) throws {
         var tiles = [1, 4, 10, 22]
         var grids = [200]
         var python: String? = nil
         var dir = "/tmp/roadsnap-prep"
+        var osrmMaxEdges = Int.max
         for a in args {
             if a.hasPrefix("tiles=") { tiles = a.dropFirst(6).split(separator: ",").compactMap { Int($0) } }
             if a.hasPrefix("grid=") { grids = a.dropFirst(5).split(separator: ",").compactMap { Int($0) } }
             if a.hasPrefix("osrm=") { python = String(a.dropFirst(5)) }
             if a.hasPrefix("dir=") { dir = String(a.dropFirst(4)) }
+            if a.hasPrefix("osrm-max=") { osrmMaxEdges = Int(a.dropFirst(9)) ?? .max }
         }
         _ = system("mkdir -p '\(dir)'")
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
@@ -45,7 +48,7 @@ enum PrepBenchmark {
             let network = try make()
             let edges = network.edges.count
             var osmPath: String? = nil
-            if python != nil {
+            if python != nil, edges <= osrmMaxEdges {
                 let path = "\(dir)/\(name.replacingSpaces).osm"
                 try writeOSM(network, to: path)
                 osmPath = path
@@ -73,6 +76,7 @@ enum PrepBenchmark {
                         + "\(fmt(Double(edges) / contract, 0, width: 17))"
                 }
                 print(line)
+                fflush(nil)
                 if threads == 0, let router, name.hasPrefix("andorra"), edges > (largest?.1 ?? 100_000) {
                     largest = (router, edges)
                 }

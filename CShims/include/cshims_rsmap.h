@@ -18,7 +18,7 @@ extern "C" {
 
 /* ------------------------------------------------------------------------------------------------------------
  * Checksum: a 64-bit hash in four independent lanes of multiply-rotate rounds (the structure of xxHash64,
- * implemented here), ~10 GB/s on one core. Not cryptographic: it detects corruption, not tampering.
+ * implemented here). Not cryptographic: it detects corruption, not tampering.
  * ------------------------------------------------------------------------------------------------------------ */
 typedef struct rsc_hash_state {
     uint64_t v[4];

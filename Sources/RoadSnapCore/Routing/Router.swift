@@ -159,11 +159,20 @@ public final class Router: Sendable {
     func profile(_ options: RoutingOptions) -> PreparedProfile {
         if let p = try? prepareProfile(options, control: BuildControl()) { return p }
         let graph = TurnGraph(network: network, geometry: geometry, options: options, drivingSide: drivingSide)
-        return PreparedProfile(graph: graph, hierarchy: nil)
+        let fallback = PreparedProfile(graph: graph, hierarchy: nil)
+        return profiles.withLock { table in
+            if let p = table[Self.key(options)] { return p }
+            table[Self.key(options)] = fallback
+            return fallback
+        }
+    }
+
+    private static func key(_ options: RoutingOptions) -> Int {
+        (options.avoidsHighways ? 1 : 0) | (options.avoidsTolls ? 2 : 0) | (options.avoidsFerries ? 4 : 0)
     }
 
     func prepareProfile(_ options: RoutingOptions, control: BuildControl) throws(RoadSnapError) -> PreparedProfile {
-        let key = (options.avoidsHighways ? 1 : 0) | (options.avoidsTolls ? 2 : 0) | (options.avoidsFerries ? 4 : 0)
+        let key = Self.key(options)
         if let p = profiles.withLock({ $0[key] }) { return p }
         let prepared: PreparedProfile
         if key == 0, algorithm == .contractionHierarchy,
