@@ -28,6 +28,8 @@ SHARED = Path(os.environ.get("ROADSNAP_SHARED", REPO.parent / "shared"))
 spec = importlib.util.spec_from_file_location("match_peers", SHARED / "tools/peers/match_peers.py")
 mp = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mp)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from score_kubicka import read_match  # noqa: E402
 
 
 def subsample(points, interval):
@@ -64,18 +66,7 @@ def roadsnap(bin_, work, tid, tdir, per_rate):
                     "--jobs", "1", *csvs], check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     scores = {}
     for rate, t in per_rate.items():
-        n = len(t["points"])
-        matched, geoms = [None] * n, []
-        try:
-            doc = json.loads((out / f"fixes_{rate}.matched.geojson").read_text())
-        except (OSError, ValueError):
-            doc = {"features": []}
-        for fe in doc["features"]:
-            g, pr = fe["geometry"], fe["properties"]
-            if g["type"] == "LineString":
-                geoms.append([[c[0], c[1]] for c in g["coordinates"]])
-            elif g["type"] == "Point" and pr.get("matched"):
-                matched[pr["fix_index"]] = g["coordinates"][:2]
+        matched, geoms = read_match(out / f"fixes_{rate}.matched.geojson", len(t["points"]))
         scores[rate] = mp.score_track(t, matched, geoms, 3.0)
     return scores
 

@@ -26,6 +26,24 @@ mp = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mp)
 
 
+def read_match(path, n):
+    """A RoadSnap GeoJSON match as the peers' scorer takes it: the matched point of each of n fixes (None when
+    unmatched) and the sub-match LineStrings. A missing or unreadable file counts as nothing matched."""
+    matched, geoms = [None] * n, []
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        print(f"{path}: no output ({e}); counted as unmatched")
+        doc = {"features": []}
+    for fe in doc["features"]:
+        g, pr = fe["geometry"], fe["properties"]
+        if g["type"] == "LineString":
+            geoms.append([[c[0], c[1]] for c in g["coordinates"]])
+        elif g["type"] == "Point" and pr.get("matched"):
+            matched[pr["fix_index"]] = g["coordinates"][:2]
+    return matched, geoms
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -47,19 +65,7 @@ def main():
         subprocess.run([bin_, "match", "--map", str(work / tid / "network.geojson"), "--format", "geojson",
                         "--out", str(out), "--jobs", "1", str(csv)], check=False,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        n = len(t["points"])
-        matched, geoms = [None] * n, []
-        try:
-            doc = json.loads((out / "fixes.matched.geojson").read_text())
-        except (OSError, ValueError) as e:
-            print(f"{tid}: no output ({e}); counted as unmatched")
-            doc = {"features": []}
-        for fe in doc["features"]:
-            g, pr = fe["geometry"], fe["properties"]
-            if g["type"] == "LineString":
-                geoms.append([[c[0], c[1]] for c in g["coordinates"]])
-            elif g["type"] == "Point" and pr.get("matched"):
-                matched[pr["fix_index"]] = g["coordinates"][:2]
+        matched, geoms = read_match(out / "fixes.matched.geojson", len(t["points"]))
         sc = mp.score_track(t, matched, geoms, 3.0)
         d_sum += sc["d_minus_m"] + sc["d_plus_m"]
         d0_sum += sc["d0_m"]
