@@ -55,7 +55,7 @@ public final class CompiledMapWriter {
         temporaryPath = path + ".tmp-\(getpid())"
         fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw .unreadableFile(path: path, reason: "cannot create \(temporaryPath): \(String(cString: strerror(errno)))")
+            throw .unwritableFile(path: path, reason: "cannot create \(temporaryPath): \(String(cString: strerror(errno)))")
         }
         offset = UInt64(MemoryLayout<rsc_rsmap_header>.size)
         try writeZeros(Int(offset))
@@ -72,7 +72,7 @@ public final class CompiledMapWriter {
     public static var currentFormatVersion: UInt32 { formatVersion }
 
     private func fail(_ what: String) -> RoadSnapError {
-        .unreadableFile(path: path, reason: "write failed (\(what)): \(String(cString: strerror(errno))); the existing file, if any, is unchanged")
+        .unwritableFile(path: path, reason: "write failed (\(what)): \(String(cString: strerror(errno))); the existing file, if any, is unchanged")
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(RoadSnapError) {

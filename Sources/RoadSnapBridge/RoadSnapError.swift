@@ -2,6 +2,8 @@
 public enum RoadSnapError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A file could not be opened or read.
     case unreadableFile(path: String, reason: String)
+    /// A file or directory could not be created or written (disk full, no permission, a path through a file).
+    case unwritableFile(path: String, reason: String)
     /// A map file is not a readable OSM or GeoJSON road network.
     case invalidMap(path: String, reason: String)
     /// A map was read but holds no road a car may drive on.
@@ -24,6 +26,7 @@ public enum RoadSnapError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .unreadableFile(path, reason): return "\(path): cannot read file: \(reason)"
+        case let .unwritableFile(path, reason): return "\(path): cannot write file: \(reason)"
         case let .invalidMap(path, reason): return "\(path): not a usable road map: \(reason)"
         case let .noDrivableRoads(path): return "\(path): the map has no roads a car may drive on (check the extract covers roads)"
         case let .invalidTrack(path, line, reason):

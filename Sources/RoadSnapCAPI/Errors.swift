@@ -15,7 +15,7 @@ struct APIFailure: Error {
     init(_ error: RoadSnapError) {
         let status: rs_status
         switch error {
-        case .unreadableFile: status = RS_E_IO
+        case .unreadableFile, .unwritableFile: status = RS_E_IO
         case .invalidMap: status = RS_E_INVALID_MAP
         case .noDrivableRoads: status = RS_E_NO_DRIVABLE_ROADS
         case .invalidTrack: status = RS_E_INVALID_TRACK

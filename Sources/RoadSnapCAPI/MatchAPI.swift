@@ -263,8 +263,6 @@ public func rs_match_write_file(_ match: OpaquePointer?, _ format: rs_output_for
         }
         do throws(RoadSnapError) {
             try AtomicFile.write(m.text(format, keep: false), to: file)
-        } catch .unreadableFile(let path, let reason) {
-            throw APIFailure(RS_E_IO, "\(path): \(reason)")  // without the CLI's "cannot read file" prefix
         } catch {
             throw APIFailure(error)
         }

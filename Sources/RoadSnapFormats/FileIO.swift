@@ -95,7 +95,7 @@ public enum FileIO {
         let parent = directoryName(path)
         if parent != path { try makeDirectories(parent) }
         if mkdir(path, 0o777) != 0, errno != EEXIST {
-            throw .unreadableFile(path: path, reason: "cannot create the directory: \(errorText(errno))")
+            throw .unwritableFile(path: path, reason: "cannot create the directory: \(errorText(errno))")
         }
     }
 
@@ -136,7 +136,7 @@ public enum AtomicFile {
 
     public static func write(_ bytes: UnsafeRawBufferPointer, to path: String) throws(RoadSnapError) {
         func failure(_ what: String, _ code: Int32) -> RoadSnapError {
-            .unreadableFile(path: path, reason: "cannot write output: \(what)\(FileIO.errorText(code))")
+            .unwritableFile(path: path, reason: "\(what)\(FileIO.errorText(code))")
         }
         let dir = FileIO.directoryName(path)
         try FileIO.makeDirectories(dir)

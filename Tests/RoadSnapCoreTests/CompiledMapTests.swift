@@ -358,8 +358,8 @@ import Testing
         // Into a directory that does not exist: an error naming the file, nothing written.
         let missing = dir.appendingPathComponent("no/such/dir/x.rsmap").path
         switch Result(catching: { () throws(RoadSnapError) in try CompiledMap.compile(source, to: missing, sourcePath: nil) }) {
-        case let .failure(.unreadableFile(p, _)): #expect(p == missing)
-        case let other: Issue.record("expected unreadableFile, got \(other)")
+        case let .failure(.unwritableFile(p, _)): #expect(p == missing)
+        case let other: Issue.record("expected unwritableFile, got \(other)")
         }
         // The CLI under a file-size limit (as on a full disk): it fails and leaves the old file as it was.
         let out = dir.appendingPathComponent("out.rsmap").path
