@@ -958,6 +958,8 @@ int rsc_ch_build(int32_t node_count, const int32_t *starts, const int32_t *targe
             c.opt.contraction_hop_limit = f;
         }
     }
+    const char *core = getenv("RSC_CH_CORE_DEGREE"); /* tuning (see cshims_ch.h) */
+    if (core) c.opt.core_degree = atoi(core);
     if (c.threads > 64) c.threads = 64;
     atomic_init(&c.stop, 0);
     int e = build(&c, starts, targets, costs, out);
