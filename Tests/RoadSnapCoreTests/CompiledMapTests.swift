@@ -187,18 +187,23 @@ import Testing
         }
     }
 
+    /// A fixture map and the bytes of its compiled file (compiled into a temporary folder, removed again).
+    static func compiledBytes(fixture: String) throws -> (source: RoadNetwork, bytes: [UInt8]) {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = try MapLoader.load(path: TestData.fixture(fixture))
+        let path = dir.appendingPathComponent("map.rsmap").path
+        try CompiledMap.compile(source, to: path, sourcePath: nil)
+        return (source, [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
     static func reason(_ r: Result<RoadNetwork, RoadSnapError>) -> String? {
         if case let .failure(.invalidMap(path, reason)) = r, path == "damaged.rsmap" { return reason }
         return nil
     }
 
     @Test func flippedBytesGiveAnErrorOrIdenticalResults() throws {
-        let dir = try TestData.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let source = try MapLoader.load(path: TestData.fixture("osm/map-issue13.osm.gz"))
-        let path = dir.appendingPathComponent("small.rsmap").path
-        try CompiledMap.compile(source, to: path, sourcePath: nil)
-        let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let (source, good) = try Self.compiledBytes(fixture: "osm/map-issue13.osm.gz")
         var positions = Array(0..<min(good.count, 256))  // header and the start of the first sections
         var rng = SplitMix64(seed: 11)
         for _ in 0..<600 { positions.append(Int(rng.next() % UInt64(good.count))) }
@@ -283,12 +288,7 @@ import Testing
     }
 
     @Test func lazyVerificationChecksEachPartWhenFirstUsed() throws {
-        let dir = try TestData.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let source = try MapLoader.load(path: TestData.fixture("osm/issue-70.osm.gz"))
-        let path = dir.appendingPathComponent("r.rsmap").path
-        try CompiledMap.compile(source, to: path, sourcePath: nil)
-        let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let (source, good) = try Self.compiledBytes(fixture: "osm/issue-70.osm.gz")
         // A damaged hierarchy array (section 101, the last link array): full verification refuses the file; lazy
         // verification opens it and the router rebuilds the hierarchy from the network, with identical routes.
         var bytes = good
