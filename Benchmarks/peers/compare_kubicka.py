@@ -15,21 +15,15 @@ Prints per rate the length-weighted and mean route mismatch of every matcher and
 WORK/compare.json with the per-track figures.
 """
 import argparse
-import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 sys.dont_write_bytecode = True
-REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("ROADSNAP_SHARED", REPO.parent / "shared"))
-spec = importlib.util.spec_from_file_location("match_peers", SHARED / "tools/peers/match_peers.py")
-mp = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mp)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from score_kubicka import read_match  # noqa: E402
+# The peers' match_peers module (scorer, track readers) as score_kubicka.py loads it, and its reader of our output.
+from score_kubicka import SHARED, mp, read_match  # noqa: E402
 
 
 def subsample(points, interval):
