@@ -30,6 +30,28 @@ enum RoutingTestData {
         }
         return c - Int64(g.arcCost[t.arc]) + part(t)
     }
+
+    /// Seeded random pairs of places on the network's allowed arcs, `sources` × `targetsPerSource`: `body` gets each
+    /// source and target, their search ends and the reference cost from one Dijkstra to all arcs per source.
+    static func forEachRandomPair(_ g: TurnGraph, network: RoadNetwork, seed: UInt64, sources: Int,
+                                  targetsPerSource: Int,
+                                  _ body: (ArcPlace, ArcPlace, SearchEnds, Int64?) throws -> Void) rethrows
+    {
+        let arcs = (0..<g.arcCount).filter { network.graph.arcTail[$0] >= 0 }
+        var rng = SeededGenerator(seed: seed)
+        func randomPlace() -> ArcPlace {
+            ArcPlace(arc: arcs.randomElement(using: &rng)!, fraction: Double.random(in: 0...1, using: &rng))
+        }
+        for _ in 0..<sources {
+            let s = randomPlace()
+            let all = TurnDijkstra.costsToAll(g, sources: SearchEnds(graph: g, from: [s], to: []).sources)
+            for _ in 0..<targetsPerSource {
+                let t = randomPlace()
+                let ends = SearchEnds(graph: g, from: [s], to: [t])
+                try body(s, t, ends, TurnDijkstra.cost(to: ends, costs: all))
+            }
+        }
+    }
 }
 
 @Suite struct RoutingAlgorithmTests {
@@ -44,28 +66,17 @@ enum RoutingTestData {
         let ch = coreDegree == ContractionHierarchy.defaultCoreDegree
             ? try #require(prepared.hierarchy) : try ContractionHierarchy(graph: g, coreDegree: coreDegree)
         if coreDegree < ContractionHierarchy.defaultCoreDegree { #expect(ch.coreSize > 100) }
-        let arcs = (0..<g.arcCount).filter { router.network.graph.arcTail[$0] >= 0 }
-        var rng = SeededGenerator(seed: 44)
-        func randomPlace() -> ArcPlace {
-            ArcPlace(arc: arcs.randomElement(using: &rng)!, fraction: Double.random(in: 0...1, using: &rng))
-        }
         let space = SearchSpace(count: g.arcCount)
         var pairs = 0, reachable = 0, mismatches = 0, badPaths = 0
-        for _ in 0..<50 {
-            let s = randomPlace()
-            let all = TurnDijkstra.costsToAll(g, sources: SearchEnds(graph: g, from: [s], to: []).sources)
-            for _ in 0..<20 {
-                let t = randomPlace()
-                let ends = SearchEnds(graph: g, from: [s], to: [t])
-                let reference = TurnDijkstra.cost(to: ends, costs: all)
-                let fast = ch.route(ends, space: space)
-                let single = TurnDijkstra.route(g, ends, space: space)
-                pairs += 1
-                if reference != fast?.cost || reference != single?.cost { mismatches += 1 }
-                if let fast {
-                    reachable += 1
-                    if RoutingTestData.pathCost(g, arcs: fast.arcs, from: s, to: t) != fast.cost { badPaths += 1 }
-                }
+        RoutingTestData.forEachRandomPair(g, network: router.network, seed: 44, sources: 50, targetsPerSource: 20) {
+            s, t, ends, reference in
+            let fast = ch.route(ends, space: space)
+            let single = TurnDijkstra.route(g, ends, space: space)
+            pairs += 1
+            if reference != fast?.cost || reference != single?.cost { mismatches += 1 }
+            if let fast {
+                reachable += 1
+                if RoutingTestData.pathCost(g, arcs: fast.arcs, from: s, to: t) != fast.cost { badPaths += 1 }
             }
         }
         #expect(pairs == 1000)

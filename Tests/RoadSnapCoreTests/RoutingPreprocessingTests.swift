@@ -16,30 +16,19 @@ import Testing
         let prepared = router.profile(RoutingOptions())
         let g = prepared.graph
         let ch = try #require(prepared.hierarchy)
-        let arcs = (0..<g.arcCount).filter { network.graph.arcTail[$0] >= 0 }
-        var rng = SeededGenerator(seed: 2026)
-        func randomPlace() -> ArcPlace {
-            ArcPlace(arc: arcs.randomElement(using: &rng)!, fraction: Double.random(in: 0...1, using: &rng))
-        }
         let space = SearchSpace(count: g.arcCount)
         var reachable = 0, mismatches = 0, badPaths = 0, crossTile = 0
         let tileWidth = base.bounds.maxLongitude - base.bounds.minLongitude
-        for _ in 0..<15 {
-            let s = randomPlace()
-            let all = TurnDijkstra.costsToAll(g, sources: SearchEnds(graph: g, from: [s], to: []).sources)
-            for _ in 0..<20 {
-                let t = randomPlace()
-                let ends = SearchEnds(graph: g, from: [s], to: [t])
-                let reference = TurnDijkstra.cost(to: ends, costs: all)
-                let fast = ch.route(ends, space: space)
-                if reference != fast?.cost { mismatches += 1 }
-                guard let fast else { continue }
-                reachable += 1
-                if RoutingTestData.pathCost(g, arcs: fast.arcs, from: s, to: t) != fast.cost { badPaths += 1 }
-                let lonS = network.shape[network.edges[s.arc >> 1].shapeStart].longitude
-                let lonT = network.shape[network.edges[t.arc >> 1].shapeStart].longitude
-                if abs(lonS - lonT) > tileWidth / 2 { crossTile += 1 }
-            }
+        RoutingTestData.forEachRandomPair(g, network: network, seed: 2026, sources: 15, targetsPerSource: 20) {
+            s, t, ends, reference in
+            let fast = ch.route(ends, space: space)
+            if reference != fast?.cost { mismatches += 1 }
+            guard let fast else { return }
+            reachable += 1
+            if RoutingTestData.pathCost(g, arcs: fast.arcs, from: s, to: t) != fast.cost { badPaths += 1 }
+            let lonS = network.shape[network.edges[s.arc >> 1].shapeStart].longitude
+            let lonT = network.shape[network.edges[t.arc >> 1].shapeStart].longitude
+            if abs(lonS - lonT) > tileWidth / 2 { crossTile += 1 }
         }
         #expect(mismatches == 0)
         #expect(badPaths == 0)
