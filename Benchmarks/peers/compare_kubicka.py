@@ -9,7 +9,7 @@ which times the match call alone on the same subsampled fixes.
 
 USAGE (the peers' venv, see ../shared/tools/peers/match_peers.py SETUP):
   /tmp/roadsnap-peers/.venv/bin/python Benchmarks/peers/compare_kubicka.py BIN WORK SRC_DIR [SRC_DIR...]
-        [--rates 1,10,30,60] [--peers osrm_mld,valhalla,fastmm] [--ids a,b] [--no-peers]
+        [--rates 1,10,30,60] [--peers osrm_mld,valhalla,fastmm] [--ids a,b] [--no-peers] [--reuse-peers]
   SRC_DIR holds <id>/<id>.{nodes,arcs,route,track} folders (subset/, and more50.tar.xz unpacked outside the repo).
 Prints per rate the length-weighted and mean route mismatch of every matcher and the peers' points/s, and writes
 WORK/compare.json with the per-track figures.
@@ -74,6 +74,8 @@ def main():
     ap.add_argument("--peers", default="osrm_mld,valhalla,fastmm")
     ap.add_argument("--ids", default="")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--reuse-peers", action="store_true",
+                    help="keep the peers' results already in WORK/out/<id> (they do not depend on RoadSnap's binary)")
     a = ap.parse_args()
     work = Path(a.work).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -128,7 +130,9 @@ def main():
             margs = argparse.Namespace(data=str(data), tracks=files, out=str(work / "out" / tid), child=False,
                                        peers=",".join(peers), repeat=3, tol=3.0, limit=0, fastmm_delta=1000.0,
                                        fastmm_reverse_tol=20.0, osrm_tidy=False, gps_sigma=None)
-            mp.match(margs)
+            done = all((work / "out" / tid / f"{p}.json").exists() for p in peers)
+            if not (a.reuse_peers and done):
+                mp.match(margs)
             for p in peers:
                 try:
                     recs = json.loads((work / "out" / tid / f"{p}.json").read_text())["tracks"]
