@@ -24,9 +24,11 @@ enum CompileCommand {
             throw RoadSnapError.invalidArgument("\(path) is already a compiled map; compile from the source map")
         }
         let t1 = monotonicSeconds()
+        let bar = PhaseProgress()
         let control = BuildControl(progress: showProgress ? { @Sendable p in
-            writeStderr("\(p.phase): \(format(p.fraction * 100, 0))%\n")
+            bar.report(phase: p.phase, fraction: p.fraction)
         } : nil)
+        defer { bar.finish() }
         try CompiledMap.compile(network, to: out, sourcePath: path, routing: !opts.flags.contains("no-routing"),
                                 control: control)
         let t2 = monotonicSeconds()

@@ -222,10 +222,8 @@ enum MatchCommand {
         guard b.done == total || now - b.lastDraw > 0.1 else { return }
         b.lastDraw = now
         let elapsed = max(now - start, 1e-9)
-        let width = 30
-        let filled = total == 0 ? width : b.done * width / total
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let bar = progressBar(total == 0 ? 1 : Double(b.done) / Double(total))
         let eta = b.done == 0 ? 0 : elapsed / Double(b.done) * Double(total - b.done)
-        writeStderr("\r[\(bar)] \(b.done)/\(total) tracks, \(format(Double(b.fixes) / elapsed, 0)) fixes/s, ETA \(format(eta, 0)) s")
+        writeStderr("\r\(bar) \(b.done)/\(total) tracks, \(format(Double(b.fixes) / elapsed, 0)) fixes/s, ETA \(format(eta, 0)) s")
     }
 }

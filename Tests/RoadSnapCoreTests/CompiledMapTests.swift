@@ -122,6 +122,48 @@ import Testing
         #expect(a.contains { $0.contains("didArriveAtWaypoint") })
     }
 
+    /// `compile --progress`: a bar redrawn in place on a terminal (a pseudo-terminal here), plain lines at every
+    /// tenth of a phase otherwise.
+    @Test func compileProgressIsABarOnATerminalAndLinesOtherwise() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = TestData.fixture("osm/monaco.osm.pbf")
+        let args = ["compile", "--map", source, "--out", dir.appendingPathComponent("a.rsmap").path, "--progress"]
+        let binary = NavigationCommandTests.binary
+
+        let piped = try TestData.execute(binary, args)
+        #expect(piped.status == 0)
+        let lines = piped.err.split(separator: "\n").map(String.init)
+        #expect(!piped.err.contains("\r"))
+        #expect(lines.contains("contracting: 100%"))
+        #expect(lines.filter { $0.hasPrefix("contracting: ") }.count <= 11)
+
+        // The same run with standard error on a pseudo-terminal.
+        var master: Int32 = -1, slave: Int32 = -1
+        #expect(openpty(&master, &slave, nil, nil, nil) == 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["compile", "--map", source, "--out", dir.appendingPathComponent("b.rsmap").path, "--progress"]
+        p.standardOutput = Pipe()
+        p.standardError = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+        try p.run()
+        close(slave)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {  // until the child's end of the terminal is closed (EIO)
+            let n = read(master, &buffer, buffer.count)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        p.waitUntilExit()
+        close(master)
+        #expect(p.terminationStatus == 0)
+        let screen = String(decoding: bytes, as: UTF8.self)
+        #expect(screen.contains("\r\u{1B}[K[" + String(repeating: "#", count: 30) + "] contracting 100%"))
+        #expect(screen.contains("[------------------------------] "))
+        #expect(!screen.contains("contracting: "))
+    }
+
     @Test func kubickaNetworkAsGeoJSONWithStringIDs() throws {
         let dir = try TestData.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
