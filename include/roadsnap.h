@@ -97,7 +97,8 @@ int64_t rs_open_handle_count(void);
  * - Messages: PROJ, GEOS and libosmium write nothing to stderr; their messages go to rs_set_log_handler's
  *   function, or nowhere.
  * - GEOS and PROJ are loaded on first use, not when the program starts: PROJ (libproj.so.25 for PROJ 9, with what
- *   it pulls in) when the first map is opened, GEOS (libgeos_c.so.1) when a map's segment index is built or
+ *   it pulls in) when an OSM or GeoJSON map is opened or the first snapper, matcher or router is made on a compiled
+ *   map; GEOS (libgeos_c.so.1) when a map's segment index is built (OSM, GeoJSON) or a compiled map's index is
  *   queried beyond its cache. They are found by soname as the dynamic loader finds libraries (LD_LIBRARY_PATH,
  *   ld.so.cache, ...); ROADSNAP_PROJ_LIBRARY / ROADSNAP_GEOS_LIBRARY may name another file to load instead (read
  *   once, at first use; ignored in set-user-ID programs). If one cannot be loaded, the call needing it fails with
