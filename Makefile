@@ -86,6 +86,8 @@ capi-test: deps
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_host.c -o $(CAPI_TEST_DIR)/test_host $$(pkg-config --cflags --libs roadsnap); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_host.c -o $(CAPI_TEST_DIR)/test_host_static $$(pkg-config --static --cflags --libs roadsnap-static); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/leak_canary.c -o $(CAPI_TEST_DIR)/leak_canary $$(pkg-config --cflags --libs roadsnap); \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_libs.c -o $(CAPI_TEST_DIR)/test_libs $$(pkg-config --cflags --libs roadsnap); \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_libs.c -o $(CAPI_TEST_DIR)/test_libs_static $$(pkg-config --static --cflags --libs roadsnap-static); \
 	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
 	$(SWIFT) build --product roadsnap
 	.build/debug/roadsnap compile --map Tests/RoadSnapCoreTests/Fixtures/osm/issue-70.osm.gz --out $(CAPI_TEST_DIR)/issue-70.rsmap
@@ -95,6 +97,11 @@ capi-test: deps
 	@# Signals, log handler, threads and version macros, through the shared library (under valgrind) and the archive.
 	env -u SWIFT_BACKTRACE $(VALGRIND) $(CAPI_TEST_DIR)/test_host $(CURDIR)
 	env -u SWIFT_BACKTRACE $(CAPI_TEST_DIR)/test_host_static $(CURDIR)
+	@# GEOS and PROJ are loaded on first use, and a missing one is an error naming it (.so under valgrind, and .a).
+	$(VALGRIND) $(CAPI_TEST_DIR)/test_libs $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
+	$(CAPI_TEST_DIR)/test_libs $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap no-proj
+	$(CAPI_TEST_DIR)/test_libs $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap no-geos
+	$(CAPI_TEST_DIR)/test_libs_static $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
 	$(VALGRIND) $(CAPI_TEST_DIR)/snap_and_match $(SAMPLE_MAP) $(SAMPLE_TRACK) $(CAPI_TEST_DIR)/sample.matched.geojson
 	@head -c 14 $(CAPI_TEST_DIR)/sample.matched.geojson | grep -q '^{"features":\[' || { echo "snap_and_match wrote no GeoJSON"; exit 1; }
 	$(CAPI_TEST_DIR)/navigate $(SAMPLE_MAP) 47.5819,-122.1123 47.5779,-122.1712

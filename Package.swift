@@ -12,15 +12,16 @@ let package = Package(
     ],
     targets: [
         // C/C++ shim over GEOS, PROJ, libosmium, libexpat (XML) and simdjson (JSON). Every exported symbol is prefixed `rsc_`.
+        // GEOS and PROJ are not linked: CShims loads them on first use (dlopen by soname, CShims/libs.c), so a program
+        // does not map them and PROJ's network/TLS/TIFF libraries at start-up; their headers are needed to build.
         .target(
             name: "CShims",
             path: "CShims",
             cSettings: [.define("GEOS_USE_ONLY_R_API")],
             cxxSettings: [.define("GEOS_USE_ONLY_R_API")],
             linkerSettings: [
-                .linkedLibrary("geos_c"), .linkedLibrary("proj"),
                 .linkedLibrary("z"), .linkedLibrary("bz2"), .linkedLibrary("expat"), .linkedLibrary("simdjson"),
-                .linkedLibrary("pthread"), .linkedLibrary("stdc++"),
+                .linkedLibrary("pthread"), .linkedLibrary("dl"), .linkedLibrary("stdc++"),
             ]
         ),
         // The one Swift layer that owns C handles (final classes freeing in deinit).

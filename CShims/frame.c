@@ -2,14 +2,13 @@
 #include "cshims.h"
 #include "cshims_log_internal.h"
 
-#include <geodesic.h>
 #include <math.h>
-#include <proj.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct rsc_frame {
+    const rsc_proj_api *api;
     PJ_CONTEXT *ctx;
     PJ *pj;
 };
@@ -25,31 +24,34 @@ rsc_frame *rsc_frame_create(double lat0, double lon0, char *err, size_t errlen) 
         rsc_set_err(err, errlen, "frame centre is not a valid latitude/longitude");
         return NULL;
     }
+    const rsc_proj_api *P = rsc_proj_load(err, errlen);
+    if (!P) return NULL;
     rsc_frame *frame = calloc(1, sizeof *frame);
     if (!frame) {
         rsc_set_err(err, errlen, "out of memory");
         return NULL;
     }
-    frame->ctx = proj_context_create();
+    frame->api = P;
+    frame->ctx = P->proj_context_create();
     if (!frame->ctx) {
         free(frame);
         rsc_set_err(err, errlen, "proj_context_create failed");
         return NULL;
     }
-    rsc_log_attach_proj(frame->ctx);
+    rsc_log_attach_proj(P, frame->ctx);
     /* A pipeline needs no proj.db: degrees in (lon, lat order), metres out. */
     char def[256];
     snprintf(def, sizeof def,
              "+proj=pipeline +step +proj=unitconvert +xy_in=deg +xy_out=rad "
              "+step +proj=tmerc +lat_0=%.9f +lon_0=%.9f +k=1 +x_0=0 +y_0=0 +ellps=WGS84",
              lat0, lon0);
-    frame->pj = proj_create(frame->ctx, def);
+    frame->pj = P->proj_create(frame->ctx, def);
     if (!frame->pj) {
         char msg[200];
         snprintf(msg, sizeof msg, "PROJ could not create the local frame: %s",
-                 proj_context_errno_string(frame->ctx, proj_context_errno(frame->ctx)));
+                 P->proj_context_errno_string(frame->ctx, P->proj_context_errno(frame->ctx)));
         rsc_set_err(err, errlen, msg);
-        proj_context_destroy(frame->ctx);
+        P->proj_context_destroy(frame->ctx);
         free(frame);
         return NULL;
     }
@@ -58,17 +60,19 @@ rsc_frame *rsc_frame_create(double lat0, double lon0, char *err, size_t errlen) 
 
 rsc_frame *rsc_frame_clone(const rsc_frame *frame) {
     if (!frame) return NULL;
+    const rsc_proj_api *P = frame->api;
     rsc_frame *copy = calloc(1, sizeof *copy);
     if (!copy) return NULL;
-    copy->ctx = proj_context_create();
+    copy->api = P;
+    copy->ctx = P->proj_context_create();
     if (!copy->ctx) {
         free(copy);
         return NULL;
     }
-    rsc_log_attach_proj(copy->ctx);
-    copy->pj = proj_clone(copy->ctx, frame->pj);
+    rsc_log_attach_proj(P, copy->ctx);
+    copy->pj = P->proj_clone(copy->ctx, frame->pj);
     if (!copy->pj) {
-        proj_context_destroy(copy->ctx);
+        P->proj_context_destroy(copy->ctx);
         free(copy);
         return NULL;
     }
@@ -77,8 +81,8 @@ rsc_frame *rsc_frame_clone(const rsc_frame *frame) {
 
 void rsc_frame_destroy(rsc_frame *frame) {
     if (!frame) return;
-    proj_destroy(frame->pj);
-    proj_context_destroy(frame->ctx);
+    frame->api->proj_destroy(frame->pj);
+    frame->api->proj_context_destroy(frame->ctx);
     free(frame);
 }
 
@@ -88,11 +92,12 @@ static int rsc_frame_trans(rsc_frame *frame, PJ_DIRECTION dir, const double *in_
     if (n == 0) return RSC_OK;
     if (out_a != in_a) memcpy(out_a, in_a, n * sizeof(double));
     if (out_b != in_b) memcpy(out_b, in_b, n * sizeof(double));
-    proj_errno_reset(frame->pj);
-    size_t done = proj_trans_generic(frame->pj, dir, out_a, sizeof(double), n, out_b, sizeof(double), n, NULL, 0, 0,
+    const rsc_proj_api *P = frame->api;
+    P->proj_errno_reset(frame->pj);
+    size_t done = P->proj_trans_generic(frame->pj, dir, out_a, sizeof(double), n, out_b, sizeof(double), n, NULL, 0, 0,
                                      NULL, 0, 0);
-    if (done != n || proj_errno(frame->pj) != 0) {
-        proj_errno_reset(frame->pj);
+    if (done != n || P->proj_errno(frame->pj) != 0) {
+        P->proj_errno_reset(frame->pj);
         return RSC_EPROJ;
     }
     return RSC_OK;
@@ -107,26 +112,34 @@ int rsc_frame_inverse(rsc_frame *frame, const double *x, const double *y, double
     return rsc_frame_trans(frame, PJ_INV, x, y, lon, lat, n);
 }
 
-/* WGS84, initialised once; geod_geodesic is read-only after geod_init and safe to share. */
+/* WGS84, initialised once; geod_geodesic is read-only after geod_init and safe to share. The PROJ table is kept
+ * beside it, so a geodesic costs one atomic load besides PROJ's own function. NULL if PROJ cannot be loaded. */
 static struct geod_geodesic rsc_wgs84;
+static const rsc_proj_api *rsc_wgs84_api = NULL;
 static int rsc_wgs84_ready = 0;
 
-static const struct geod_geodesic *rsc_geod(void) {
+static const struct geod_geodesic *rsc_geod(const rsc_proj_api **api) {
     if (!__atomic_load_n(&rsc_wgs84_ready, __ATOMIC_ACQUIRE)) {
+        const rsc_proj_api *P = rsc_proj_load(NULL, 0);
+        if (!P) return NULL;
         struct geod_geodesic g;
-        geod_init(&g, 6378137.0, 1.0 / 298.257223563);
+        P->geod_init(&g, 6378137.0, 1.0 / 298.257223563);
         /* Idempotent: racing initialisers write identical bytes. */
         rsc_wgs84 = g;
+        rsc_wgs84_api = P;
         __atomic_store_n(&rsc_wgs84_ready, 1, __ATOMIC_RELEASE);
     }
+    *api = rsc_wgs84_api;
     return &rsc_wgs84;
 }
 
 void rsc_geod_inverse(double lat1, double lon1, double lat2, double lon2, double *distance, double *azimuth1,
                       double *azimuth2) {
     double s12 = NAN, azi1 = NAN, azi2 = NAN;
-    if (isfinite(lat1) && isfinite(lon1) && isfinite(lat2) && isfinite(lon2)) {
-        geod_inverse(rsc_geod(), lat1, lon1, lat2, lon2, &s12, &azi1, &azi2);
+    const rsc_proj_api *P = NULL;
+    const struct geod_geodesic *g = NULL;
+    if (isfinite(lat1) && isfinite(lon1) && isfinite(lat2) && isfinite(lon2) && (g = rsc_geod(&P))) {
+        P->geod_inverse(g, lat1, lon1, lat2, lon2, &s12, &azi1, &azi2);
         if (azi1 < 0) azi1 += 360.0;
         if (azi2 < 0) azi2 += 360.0;
     }
@@ -137,8 +150,10 @@ void rsc_geod_inverse(double lat1, double lon1, double lat2, double lon2, double
 
 void rsc_geod_direct(double lat1, double lon1, double azimuth, double distance, double *lat2, double *lon2) {
     double la = NAN, lo = NAN;
-    if (isfinite(lat1) && isfinite(lon1) && isfinite(azimuth) && isfinite(distance)) {
-        geod_direct(rsc_geod(), lat1, lon1, azimuth, distance, &la, &lo, NULL);
+    const rsc_proj_api *P = NULL;
+    const struct geod_geodesic *g = NULL;
+    if (isfinite(lat1) && isfinite(lon1) && isfinite(azimuth) && isfinite(distance) && (g = rsc_geod(&P))) {
+        P->geod_direct(g, lat1, lon1, azimuth, distance, &la, &lo, NULL);
     }
     if (lat2) *lat2 = la;
     if (lon2) *lon2 = lo;

@@ -3,7 +3,6 @@
 #include "cshims.h"
 #include "cshims_log_internal.h"
 
-#include <geos_c.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -29,6 +28,7 @@ struct rsc_index {
     int32_t *edge, *orig;
     int8_t *edge_direction;
     size_t edge_count;
+    const rsc_geos_api *geos; /* loaded with the tree */
     GEOSContextHandle_t ctx; /* context that built (and will free) the tree */
     GEOSSTRtree *tree;
     /* Cell cache: grid over the segments' envelope expanded by cache_radius. */
@@ -46,7 +46,7 @@ struct rsc_index {
 
 struct rsc_query {
     const rsc_index *index;
-    GEOSContextHandle_t ctx;
+    GEOSContextHandle_t ctx; /* made with the first STRtree query (a cached query needs no GEOS) */
     int32_t *hits;
     size_t hit_count, hit_cap;
     int failed;
@@ -92,12 +92,12 @@ static int rsc_cmp_i32(const void *a, const void *b) {
 }
 
 /* Queries `tree` for envelopes intersecting the box; appends segment indices (unsorted) to h. */
-static int rsc_tree_query(GEOSContextHandle_t ctx, GEOSSTRtree *tree, double x0, double y0, double x1, double y1,
-                          rsc_hitlist *h) {
-    GEOSGeometry *box = GEOSGeom_createRectangle_r(ctx, x0, y0, x1, y1);
+static int rsc_tree_query(const rsc_geos_api *G, GEOSContextHandle_t ctx, GEOSSTRtree *tree, double x0, double y0,
+                          double x1, double y1, rsc_hitlist *h) {
+    GEOSGeometry *box = G->GEOSGeom_createRectangle_r(ctx, x0, y0, x1, y1);
     if (!box) return RSC_EGEOS;
-    GEOSSTRtree_query_r(ctx, tree, box, rsc_collect, h);
-    GEOSGeom_destroy_r(ctx, box);
+    G->GEOSSTRtree_query_r(ctx, tree, box, rsc_collect, h);
+    G->GEOSGeom_destroy_r(ctx, box);
     return h->failed ? RSC_ENOMEM : RSC_OK;
 }
 
@@ -203,19 +203,22 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
         ix->orig[j] = (int32_t)i;
     }
     free(keys); free(start); free(rank_of);
-    ix->ctx = GEOS_init_r();
+    const rsc_geos_api *G = rsc_geos_load(err, errlen);
+    if (!G) { rsc_index_free_arrays(ix); free(ix); return NULL; }
+    ix->geos = G;
+    ix->ctx = G->GEOS_init_r();
     if (!ix->ctx) { rsc_index_free_arrays(ix); free(ix); rsc_err(err, errlen, "GEOS_init_r failed"); return NULL; }
-    rsc_log_attach_geos(ix->ctx);
-    ix->tree = GEOSSTRtree_create_r(ix->ctx, 10);
+    rsc_log_attach_geos(G, ix->ctx);
+    ix->tree = G->GEOSSTRtree_create_r(ix->ctx, 10);
     if (!ix->tree) { rsc_index_destroy(ix); rsc_err(err, errlen, "GEOSSTRtree_create_r failed"); return NULL; }
     for (size_t i = 0; i < n; i++) {
         const rsc_seg *g = &ix->seg[i];
-        GEOSGeometry *env = GEOSGeom_createRectangle_r(ix->ctx, fmin(g->ax, g->bx), fmin(g->ay, g->by),
-                                                       fmax(g->ax, g->bx), fmax(g->ay, g->by));
+        GEOSGeometry *env = G->GEOSGeom_createRectangle_r(ix->ctx, fmin(g->ax, g->bx), fmin(g->ay, g->by),
+                                                          fmax(g->ax, g->bx), fmax(g->ay, g->by));
         if (!env) { rsc_index_destroy(ix); rsc_err(err, errlen, "GEOS could not make a segment envelope"); return NULL; }
         /* The tree keeps the envelope by value and the item pointer; the geometry may go. */
-        GEOSSTRtree_insert_r(ix->ctx, ix->tree, env, (void *)(uintptr_t)(i + 1));
-        GEOSGeom_destroy_r(ix->ctx, env);
+        G->GEOSSTRtree_insert_r(ix->ctx, ix->tree, env, (void *)(uintptr_t)(i + 1));
+        G->GEOSGeom_destroy_r(ix->ctx, env);
     }
     /* Cell cache, filled from STRtree queries (the first query also builds the tree before any sharing). */
     ix->cache_radius = cache_radius;
@@ -238,7 +241,7 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
             ix->cell_start[c] = (uint32_t)items_n;
             double x0 = gx0 + cx * cell, y0 = gy0 + cy * cell;
             hl.count = 0;
-            if (rsc_tree_query(ix->ctx, ix->tree, x0 - cache_radius, y0 - cache_radius, x0 + cell + cache_radius,
+            if (rsc_tree_query(G, ix->ctx, ix->tree, x0 - cache_radius, y0 - cache_radius, x0 + cell + cache_radius,
                                y0 + cell + cache_radius, &hl) != RSC_OK) {
                 free(hl.items); rsc_index_destroy(ix); rsc_err(err, errlen, "GEOS STRtree query failed"); return NULL;
             }
@@ -264,8 +267,8 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
 
 void rsc_index_destroy(rsc_index *ix) {
     if (!ix) return;
-    if (ix->tree) GEOSSTRtree_destroy_r(ix->ctx, ix->tree);
-    if (ix->ctx) GEOS_finish_r(ix->ctx);
+    if (ix->tree) ix->geos->GEOSSTRtree_destroy_r(ix->ctx, ix->tree);
+    if (ix->ctx) ix->geos->GEOS_finish_r(ix->ctx);
     rsc_index_free_arrays(ix);
     if (ix->borrowed) pthread_mutex_destroy(&ix->tree_lock);
     free(ix);
@@ -332,23 +335,25 @@ static int rsc_index_ensure_tree(const rsc_index *cix) {
     pthread_mutex_lock(&ix->tree_lock);
     int rc = RSC_OK;
     if (!atomic_load_explicit(&ix->tree_ready, memory_order_relaxed)) {
-        ix->ctx = GEOS_init_r();
+        const rsc_geos_api *G = rsc_geos_load(NULL, 0);
+        ix->geos = G;
+        ix->ctx = G ? G->GEOS_init_r() : NULL;
         if (ix->ctx) {
-            rsc_log_attach_geos(ix->ctx);
-            ix->tree = GEOSSTRtree_create_r(ix->ctx, 10);
+            rsc_log_attach_geos(G, ix->ctx);
+            ix->tree = G->GEOSSTRtree_create_r(ix->ctx, 10);
         }
         for (size_t i = 0; ix->tree && i < ix->n; i++) {
             const rsc_seg *g = &ix->seg[i];
-            GEOSGeometry *env = GEOSGeom_createRectangle_r(ix->ctx, fmin(g->ax, g->bx), fmin(g->ay, g->by),
-                                                           fmax(g->ax, g->bx), fmax(g->ay, g->by));
-            if (!env) { GEOSSTRtree_destroy_r(ix->ctx, ix->tree); ix->tree = NULL; break; }
-            GEOSSTRtree_insert_r(ix->ctx, ix->tree, env, (void *)(uintptr_t)(i + 1));
-            GEOSGeom_destroy_r(ix->ctx, env);
+            GEOSGeometry *env = G->GEOSGeom_createRectangle_r(ix->ctx, fmin(g->ax, g->bx), fmin(g->ay, g->by),
+                                                              fmax(g->ax, g->bx), fmax(g->ay, g->by));
+            if (!env) { G->GEOSSTRtree_destroy_r(ix->ctx, ix->tree); ix->tree = NULL; break; }
+            G->GEOSSTRtree_insert_r(ix->ctx, ix->tree, env, (void *)(uintptr_t)(i + 1));
+            G->GEOSGeom_destroy_r(ix->ctx, env);
         }
         if (ix->tree) {
             rsc_hitlist hl = {0};
-            if (rsc_tree_query(ix->ctx, ix->tree, ix->gx0, ix->gy0, ix->gx0 + ix->cell, ix->gy0 + ix->cell, &hl) != RSC_OK) {
-                GEOSSTRtree_destroy_r(ix->ctx, ix->tree);
+            if (rsc_tree_query(G, ix->ctx, ix->tree, ix->gx0, ix->gy0, ix->gx0 + ix->cell, ix->gy0 + ix->cell, &hl) != RSC_OK) {
+                G->GEOSSTRtree_destroy_r(ix->ctx, ix->tree);
                 ix->tree = NULL;
             }
             free(hl.items);
@@ -368,18 +373,15 @@ rsc_query *rsc_query_create(const rsc_index *index) {
     rsc_query *q = calloc(1, sizeof *q);
     if (!q) return NULL;
     q->index = index;
-    q->ctx = GEOS_init_r();
-    if (!q->ctx) { free(q); return NULL; }
-    rsc_log_attach_geos(q->ctx);
     q->scratch_cap = 256;
     q->scratch = malloc((size_t)q->scratch_cap * sizeof(rsc_candidate));
-    if (!q->scratch) { GEOS_finish_r(q->ctx); free(q); return NULL; }
+    if (!q->scratch) { free(q); return NULL; }
     return q;
 }
 
 void rsc_query_destroy(rsc_query *q) {
     if (!q) return;
-    GEOS_finish_r(q->ctx);
+    if (q->ctx) q->index->geos->GEOS_finish_r(q->ctx);
     free(q->hits);
     free(q->scratch);
     free(q);
@@ -469,8 +471,13 @@ int rsc_query_candidates(rsc_query *q, double x, double y, double radius, int us
     }
     int ready = rsc_index_ensure_tree(ix);
     if (ready != RSC_OK) return ready;
+    if (!q->ctx) {
+        q->ctx = ix->geos->GEOS_init_r();
+        if (!q->ctx) return RSC_EGEOS;
+        rsc_log_attach_geos(ix->geos, q->ctx);
+    }
     rsc_hitlist h = {q->hits, 0, q->hit_cap, 0};
-    int rc = rsc_tree_query(q->ctx, ix->tree, x - radius, y - radius, x + radius, y + radius, &h);
+    int rc = rsc_tree_query(ix->geos, q->ctx, ix->tree, x - radius, y - radius, x + radius, y + radius, &h);
     q->hits = h.items;
     q->hit_cap = h.cap;
     if (rc != RSC_OK) return rc;

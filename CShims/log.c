@@ -50,11 +50,11 @@ static void rsc_proj_log(void *user, int level, const char *message) {
     rsc_log(level <= 1 ? RSC_LOG_ERROR : RSC_LOG_DEBUG, "PROJ", message);
 }
 
-void rsc_log_attach_proj(PJ_CONTEXT *ctx) {
+void rsc_log_attach_proj(const rsc_proj_api *api, PJ_CONTEXT *ctx) {
     int32_t max = rsc_log_max_level();
-    proj_log_func(ctx, NULL, rsc_proj_log);
+    api->proj_log_func(ctx, NULL, rsc_proj_log);
     /* PROJ's trace level is too chatty even for debugging RoadSnap; its debug level says which files it opens. */
-    proj_log_level(ctx, max >= RSC_LOG_DEBUG ? PJ_LOG_DEBUG : max >= RSC_LOG_ERROR ? PJ_LOG_ERROR : PJ_LOG_NONE);
+    api->proj_log_level(ctx, max >= RSC_LOG_DEBUG ? PJ_LOG_DEBUG : max >= RSC_LOG_ERROR ? PJ_LOG_ERROR : PJ_LOG_NONE);
 }
 
 static void rsc_geos_error(const char *message, void *user) {
@@ -67,7 +67,7 @@ static void rsc_geos_notice(const char *message, void *user) {
     rsc_log(RSC_LOG_WARNING, "GEOS", message);
 }
 
-void rsc_log_attach_geos(GEOSContextHandle_t ctx) {
-    GEOSContext_setErrorMessageHandler_r(ctx, rsc_geos_error, NULL);
-    GEOSContext_setNoticeMessageHandler_r(ctx, rsc_geos_notice, NULL);
+void rsc_log_attach_geos(const rsc_geos_api *api, GEOSContextHandle_t ctx) {
+    api->GEOSContext_setErrorMessageHandler_r(ctx, rsc_geos_error, NULL);
+    api->GEOSContext_setNoticeMessageHandler_r(ctx, rsc_geos_notice, NULL);
 }

@@ -96,6 +96,13 @@ int64_t rs_open_handle_count(void);
  *   library outlives the last handle closed.
  * - Messages: PROJ, GEOS and libosmium write nothing to stderr; their messages go to rs_set_log_handler's
  *   function, or nowhere.
+ * - GEOS and PROJ are loaded on first use, not when the program starts: PROJ (libproj.so.25 for PROJ 9, with what
+ *   it pulls in) when an OSM or GeoJSON map is opened or the first snapper, matcher or router is made on a compiled
+ *   map; GEOS (libgeos_c.so.1) when a map's segment index is built (OSM, GeoJSON) or a compiled map's index is
+ *   queried beyond its cache. They are found by soname as the dynamic loader finds libraries (LD_LIBRARY_PATH,
+ *   ld.so.cache, ...); ROADSNAP_PROJ_LIBRARY / ROADSNAP_GEOS_LIBRARY may name another file to load instead (read
+ *   once, at first use; ignored in set-user-ID programs). If one cannot be loaded, the call needing it fails with
+ *   RS_E_PROJECTION resp. RS_E_GEOMETRY and a message naming the library; that failure lasts for the process.
  * --------------------------------------------------------------------------------------------------------------- */
 /* Message levels, most severe first. */
 typedef enum rs_log_level { RS_LOG_ERROR = 1, RS_LOG_WARNING = 2, RS_LOG_INFO = 3, RS_LOG_DEBUG = 4 } rs_log_level;

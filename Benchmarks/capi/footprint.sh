@@ -4,8 +4,11 @@
 #  - bytes: the program's libraries (ldd, links followed to the files), split into libroadsnap itself, the Swift
 #    runtime and Foundation (and what only they pull in), GEOS, PROJ with what Debian's PROJ pulls in, the other
 #    libraries libroadsnap needs (zlib, bz2, expat, simdjson), and the C/C++ runtime;
+#    The libraries libroadsnap loads on first use (GEOS, PROJ: dlopen, not NEEDED) are counted with what they need,
+#    since a device carries them all the same;
 #  - start-up wall and CPU time and peak RSS of a program printing rs_version() against an empty C program and
-#    against one linked to libroadsnap's dependencies only (startup_probe: runs interleaved round by round, medians;
+#    against one linked to libroadsnap's dependencies only, and of a program making the first real use (open a small
+#    GeoJSON network, snap one fix: GEOS and PROJ loaded) (startup_probe: runs interleaved round by round, medians;
 #    hyperfine's figures for the same programs, run one after the other, are kept beside the report);
 #  - the dynamic symbols libroadsnap.so defines.
 # Release builds, each of a committed tree exported with `git archive` into FOOTPRINT_DIR (default
@@ -46,6 +49,10 @@ for side in before after; do
         $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs roadsnap)
     PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -O2 "$root/Benchmarks/capi/version.c" -o "$out/version-$side-static" \
         $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --cflags --libs roadsnap-static) 2> /dev/null
+    PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -O2 "$root/Benchmarks/capi/first_snap.c" -o "$out/first-snap-$side" \
+        -DMAP_PATH="\"$root/Tests/c/Fixtures/two-roads.geojson\"" \
+        $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs roadsnap)
+    "$out/first-snap-$side" > /dev/null || { echo "footprint: first-snap-$side failed"; exit 1; }
 done
 
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
@@ -55,10 +62,27 @@ proj_closure=$( { echo "$libproj"; ldd "$libproj" | awk '$3 ~ /^\// { print $3 }
 direct_other='^lib(z|bz2|expat|simdjson)\.so'
 runtime='^(lib(c|m|stdc\+\+|gcc_s|pthread|dl|rt)\.so|ld-linux)'
 
-# Bytes of a program's libraries by group; prints "group bytes files" lines. $2: stripped copy of libroadsnap.
+# Libraries libroadsnap.so ($1) loads on first use (sonames it names that are not NEEDED), resolved through
+# ldconfig, with what each of them needs.
+lazy_libs() {
+    local so=$1 needed name path
+    needed=$(readelf -d "$so" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p')
+    for name in $(strings -a "$so" | grep -xE 'lib(proj|geos_c)\.so\.[0-9]+' | sort -u); do
+        grep -qxF "$name" <<< "$needed" && continue
+        path=$(ldconfig -p | awk -v n="$name" '$1 == n && $NF ~ /^\// { print $NF; exit }')
+        [ -n "$path" ] || continue
+        echo "$path"
+        ldd "$path" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+    done
+}
+
+# Bytes of a program's libraries by group; prints "group bytes files" lines. $2: stripped copy of libroadsnap,
+# $3: the installed libroadsnap.so (for the libraries it loads on first use).
 footprint() {
-    local prog=$1 so_stripped=$2
-    ldd "$prog" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | while read -r lib; do
+    local prog=$1 so_stripped=$2 so=$3
+    { ldd "$prog" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'; lazy_libs "$so"; } \
+        | while read -r lib; do echo "$(readlink -f "$lib") $lib"; done | awk '!seen[$1]++ { print $2 }' \
+        | while read -r lib; do
         local real name group size
         real=$(readlink -f "$lib"); name=$(basename "$lib")
         size=$(stat -c %s "$real")
@@ -80,7 +104,8 @@ for side in before after; do
     prefix=$before_prefix; [ $side = after ] && prefix=$after_prefix
     so=$(readlink -f "$prefix/lib/libroadsnap.so")
     strip --strip-all -o "$out/libroadsnap-$side.stripped.so" "$so"
-    footprint "$out/version-$side" "$out/libroadsnap-$side.stripped.so" > "$out/bytes-$side.txt"
+    footprint "$out/version-$side" "$out/libroadsnap-$side.stripped.so" "$so" > "$out/bytes-$side.txt"
+    lazy_libs "$so" | xargs -r -n1 readlink -f | sort -u | wc -l > "$out/lazycount-$side.txt"
     echo "$(stat -c %s "$so") $(stat -c %s "$out/libroadsnap-$side.stripped.so")" > "$out/so-$side.txt"
     ldd "$out/version-$side" | grep -c '=>' > "$out/libcount-$side.txt"
     nm -D --defined-only "$so" > "$out/syms-$side.txt"
@@ -91,10 +116,11 @@ done
 load=$(cut -d' ' -f1 /proc/loadavg)
 hyperfine -N --warmup 20 --runs 300 --export-csv "$out/startup.csv" \
     -n empty "$out/empty" -n deps "$out/empty-deps" -n before "$out/version-before" -n after "$out/version-after" \
-    -n after-static "$out/version-after-static" > "$out/hyperfine.txt" 2>&1
+    -n after-static "$out/version-after-static" -n first-snap-before "$out/first-snap-before" \
+    -n first-snap-after "$out/first-snap-after" > "$out/hyperfine.txt" 2>&1
 hf() { awk -F, -v n="$1" '$1 == n { printf "%.2f", $4 * 1000 }' "$out/startup.csv"; }
 "$out/startup_probe" 301 "$out/empty" "$out/empty-deps" "$out/version-before" "$out/version-after" \
-    "$out/version-after-static" > "$out/probe.txt"
+    "$out/version-after-static" "$out/first-snap-before" "$out/first-snap-after" > "$out/probe.txt"
 probe() { awk -v p="$out/$1" -v c="$2" '$1 == p { print $c }' "$out/probe.txt"; }
 
 get() { awk -v g="$2" '$1 == g { print $2 }' "$out/bytes-$1.txt"; }
@@ -105,7 +131,8 @@ echo "Bytes a device carries to run a C program linked to libroadsnap.so (ldd, l
 echo
 echo "| | before | after |"
 echo "|---|---:|---:|"
-echo "| libraries loaded | $(cat "$out/libcount-before.txt") | $(cat "$out/libcount-after.txt") |"
+echo "| libraries loaded at start-up | $(cat "$out/libcount-before.txt") | $(cat "$out/libcount-after.txt") |"
+echo "| more libraries loaded on first use (GEOS, PROJ and what they need) | $(cat "$out/lazycount-before.txt") | $(cat "$out/lazycount-after.txt") |"
 for g in roadsnap swift swiftdeps geos proj other runtime total; do
     case $g in
         roadsnap) label="libroadsnap.so.1 (stripped)";;
@@ -132,9 +159,10 @@ echo "libroadsnap.so.1 on disk: before $(mb "$(cut -d' ' -f1 "$out/so-before.txt
      "after $(mb "$(cut -d' ' -f1 "$out/so-after.txt")") installed, $(mb "$(cut -d' ' -f2 "$out/so-after.txt")") stripped."
 echo
 echo "Start-up of a program printing rs_version() against an empty C program and against the same empty program"\
-     "linked (--no-as-needed) to what libroadsnap.so needs (GEOS, PROJ, simdjson, expat, zlib, bz2, libstdc++):"\
+     "linked (--no-as-needed) to what libroadsnap.so (after) NEEDs at start-up (simdjson, expat, zlib, bz2, libstdc++):"\
      "startup_probe, 301 runs of each after 3 warm-up rounds, interleaved round by round; medians of wall time,"\
-     "user+system CPU time and peak RSS. Last column: hyperfine -N median (300 runs, programs one after another)."
+     "user+system CPU time and peak RSS. Last column: hyperfine -N median (300 runs, programs one after another)."\
+     "first_snap: open Tests/c/Fixtures/two-roads.geojson, snap one fix, close (GEOS and PROJ in use)."
 echo
 echo "| program | wall ms | over empty | over deps | CPU ms | over deps | peak RSS MB | over empty | over deps | hyperfine ms |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -142,12 +170,14 @@ d() { awk -v a="$1" -v e="$2" -v f="$3" 'BEGIN { printf f, a - e }'; }
 mbk() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 ew=$(probe empty 2); dw=$(probe empty-deps 2); dc=$(probe empty-deps 3)
 er=$(mbk "$(probe empty 4)"); dr=$(mbk "$(probe empty-deps 4)")
-for n in empty deps before after after-static; do
+for n in empty deps before after after-static first-snap-before first-snap-after; do
     case $n in empty) f=empty; label="empty C program";;
                deps) f=empty-deps; label="empty C program + libroadsnap's dependencies";;
                before) f=version-before; label="rs_version, before (.so)";;
                after) f=version-after; label="rs_version, after (.so)";;
-               after-static) f=version-after-static; label="rs_version, after (static archive)";; esac
+               after-static) f=version-after-static; label="rs_version, after (static archive)";;
+               first-snap-before) f=first-snap-before; label="first_snap, before (.so)";;
+               first-snap-after) f=first-snap-after; label="first_snap, after (.so)";; esac
     w=$(probe $f 2); c=$(probe $f 3); r=$(mbk "$(probe $f 4)")
     echo "| $label | $(printf %.2f "$w") | $(d "$w" "$ew" %+.2f) | $(d "$w" "$dw" %+.2f) | $(printf %.2f "$c") |"\
          "$(d "$c" "$dc" %+.2f) | $r | $(d "$r" "$er" %+.1f) | $(d "$r" "$dr" %+.1f) | $(hf $n) |"

@@ -8,6 +8,8 @@
  *    returning a pointer return NULL on failure. Where an `err` buffer is taken, a NUL-terminated message is
  *    written into it on failure (truncated to errlen).
  *  - No C++ exception, GEOS error or PROJ error escapes: all are caught and turned into the failure value.
+ *  - GEOS and PROJ are loaded on first use (CShims/libs.c); if one cannot be loaded, the functions needing it fail
+ *    with a message naming the library (rsc_frame_create, rsc_index_create) or their failure value.
  */
 #ifndef ROADSNAP_CSHIMS_H
 #define ROADSNAP_CSHIMS_H
@@ -49,7 +51,8 @@ int rsc_frame_inverse(rsc_frame *frame, const double *x, const double *y, double
  * Geodesics on WGS84 (PROJ's geodesic.h). Thread-safe, no handle.
  * ------------------------------------------------------------------------------------------------------------ */
 /* Distance (m) and forward azimuths (degrees clockwise from north, in [0, 360)) from point 1 to point 2.
- * Any of the out pointers may be NULL. Always succeeds for finite input; NaN in gives NaN out. */
+ * Any of the out pointers may be NULL. Always succeeds for finite input; NaN in gives NaN out (and NaN out when
+ * PROJ cannot be loaded: a map, whose frame needs PROJ, could not have been opened then). */
 void rsc_geod_inverse(double lat1, double lon1, double lat2, double lon2, double *distance, double *azimuth1,
                       double *azimuth2);
 /* Destination point from (lat1, lon1) after `distance` metres along `azimuth` degrees. */

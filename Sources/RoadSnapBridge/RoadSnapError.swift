@@ -22,6 +22,9 @@ public enum RoadSnapError: Error, Sendable, Hashable, CustomStringConvertible {
     case internalError(String)
     /// A long build (named in the message) was stopped through its `BuildCancellation`; nothing was built.
     case canceled(String)
+    /// The gpsd daemon at `endpoint` (`host:port`) could not be reached, stopped answering, or sent what is not
+    /// gpsd's JSON protocol; `line` is the 1-based line of what it sent on this connection, where one is at fault.
+    case gpsd(endpoint: String, line: Int?, reason: String)
 
     public var description: String {
         switch self {
@@ -38,6 +41,9 @@ public enum RoadSnapError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .geometry(message): return "geometry error (GEOS): \(message)"
         case let .internalError(message): return "internal error: \(message)"
         case let .canceled(what): return "\(what) canceled"
+        case let .gpsd(endpoint, line, reason):
+            if let line { return "gpsd at \(endpoint), line \(line): \(reason)" }
+            return "gpsd at \(endpoint): \(reason)"
         }
     }
 }

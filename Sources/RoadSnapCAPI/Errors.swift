@@ -25,6 +25,9 @@ struct APIFailure: Error {
         case .geometry: status = RS_E_GEOMETRY
         case .internalError: status = RS_E_INTERNAL
         case .canceled: status = RS_E_CANCELED
+        // No rs_ call talks to gpsd today; should one, an unreachable daemon is an I/O failure, a bad message a
+        // malformed fix stream.
+        case let .gpsd(_, line, _): status = line == nil ? RS_E_IO : RS_E_INVALID_TRACK
         }
         self.init(status, error.description)
     }

@@ -80,6 +80,84 @@ import Testing
         return UInt16(bigEndian: addr.sin_port)
     }
 
+    /// A TCP listener on the loopback that answers its first client with `reply` (after reading what the client
+    /// sends first) and closes: a service that is not gpsd, or a gpsd that reports an error. Returns its port.
+    static func serveOnce(_ reply: String) throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+        }
+        guard bound == 0, listen(fd, 1) == 0 else { close(fd); throw RoadSnapError.internalError("cannot listen") }
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        Thread.detachNewThread {
+            let client = accept(fd, nil, nil)
+            if client >= 0 {
+                var request = [UInt8](repeating: 0, count: 256)
+                _ = recv(client, &request, request.count, 0)
+                let bytes = Array(reply.utf8)
+                _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(client)
+            }
+            close(fd)
+        }
+        return UInt16(bigEndian: addr.sin_port)
+    }
+
+    /// The gpsd client's faults say what to fix: nothing listening, a port that is not gpsd (an HTTP server's
+    /// answer), gpsd's own ERROR report, each with the daemon's address and, for a bad message, its line.
+    @Test func gpsdFaultsNameTheDaemonAndTheLine() throws {
+        let closedPort = try Self.freePort()
+        let refused = GPSDClient(host: "127.0.0.1", port: closedPort, readTimeout: 5)
+        #expect(throws: RoadSnapError.self) { try refused.nextFix() }
+        do {
+            _ = try refused.nextFix()
+        } catch {
+            guard case let .gpsd(endpoint, line, reason) = error else { Issue.record("\(error)"); return }
+            #expect(endpoint == "127.0.0.1:\(closedPort)")
+            #expect(line == nil)
+            #expect(reason.contains("cannot connect") && reason.contains("--gpsd HOST:PORT"))
+            #expect(error.description.hasPrefix("gpsd at 127.0.0.1:\(closedPort): cannot connect"))
+        }
+
+        let http = GPSDClient(host: "127.0.0.1", port: try Self.serveOnce("HTTP/1.1 400 Bad Request\r\nServer: x\r\n\r\n"),
+                              readTimeout: 5)
+        do {
+            _ = try http.nextFix()
+            Issue.record("an HTTP server's answer was taken for gpsd")
+        } catch {
+            guard case let .gpsd(_, line, reason) = error else { Issue.record("\(error)"); return }
+            #expect(line == 1)
+            #expect(reason.contains("not a gpsd JSON report") && reason.contains("HTTP/1.1 400"))
+        }
+
+        let version = #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#
+        let refusing = GPSDClient(host: "127.0.0.1", port: try Self.serveOnce(
+            version + "\r\n" + #"{"class":"ERROR","message":"Can't open /dev/ttyUSB0."}"# + "\r\n"), readTimeout: 5)
+        do {
+            _ = try refusing.nextFix()
+            Issue.record("gpsd's ERROR report was ignored")
+        } catch {
+            #expect(error == .gpsd(endpoint: refusing.endpoint, line: 2, reason: "gpsd reported an error: Can't open /dev/ttyUSB0."))
+        }
+
+        // A JSON line without a class, mid-stream.
+        let odd = GPSDClient(host: "127.0.0.1", port: try Self.serveOnce(version + "\n" + #"{"lat":1}"# + "\n"), readTimeout: 5)
+        do {
+            _ = try odd.nextFix()
+            Issue.record("a report without a class was accepted")
+        } catch {
+            guard case let .gpsd(_, line, _) = error else { Issue.record("\(error)"); return }
+            #expect(line == 2)
+        }
+    }
+
     /// Starts Debian's gpsfake (and the gpsd it runs) replaying the drive's NMEA log on `port`; fails when it cannot.
     static func startGpsfake(port: UInt16) throws -> Process {
         let gpsfake = "/usr/bin/gpsfake"

@@ -18,10 +18,17 @@ public final class GPSDClient: RawFixSource {
     private var socket: Int32 = -1
     private var buffer: [UInt8] = []
     private var lastFix: Fix?
+    /// Lines gpsd sent on this connection so far (for the line number in errors).
+    private var lineNumber = 0
     /// Seconds to wait for data before giving up.
     public var readTimeout: Double
 
     public static let defaultPort: UInt16 = 2947
+    /// The longest line accepted from gpsd (its reports are a few hundred bytes; SKY with many satellites a few kB).
+    static let maxLineBytes = 1 << 20
+
+    /// `host:port`, as errors name the daemon.
+    public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     public init(host: String = "127.0.0.1", port: UInt16 = GPSDClient.defaultPort, readTimeout: Double = 30) {
         self.host = host
@@ -50,7 +57,8 @@ public final class GPSDClient: RawFixSource {
         var result: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &result)
         guard rc == 0, let first = result else {
-            throw .unreadableFile(path: "gpsd://\(host):\(port)", reason: "cannot resolve host: \(String(cString: gai_strerror(rc)))")
+            throw .gpsd(endpoint: endpoint, line: nil,
+                        reason: "cannot resolve the host name (check --gpsd HOST:PORT): \(String(cString: gai_strerror(rc)))")
         }
         defer { freeaddrinfo(result) }
         var lastError: Int32 = 0
@@ -70,9 +78,11 @@ public final class GPSDClient: RawFixSource {
             info = ai.pointee.ai_next
         }
         guard socket >= 0 else {
-            throw .unreadableFile(path: "gpsd://\(host):\(port)",
-                                  reason: "cannot connect (is gpsd running?): \(String(cString: strerror(lastError)))")
+            throw .gpsd(endpoint: endpoint, line: nil,
+                        reason: "cannot connect: \(String(cString: strerror(lastError))) (is gpsd running and listening there? "
+                            + "start it, e.g. `gpsd -N /dev/ttyUSB0`, or give its address with --gpsd HOST:PORT)")
         }
+        lineNumber = 0
         try send(#"?WATCH={"enable":true,"json":true};"# + "\n")
     }
 
@@ -88,7 +98,8 @@ public final class GPSDClient: RawFixSource {
         while sent < bytes.count {
             let n = bytes.withUnsafeMutableBytes { Glibc.send(socket, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
             if n <= 0 {
-                throw .unreadableFile(path: "gpsd://\(host):\(port)", reason: "send failed: \(String(cString: strerror(errno)))")
+                throw .gpsd(endpoint: endpoint, line: nil,
+                            reason: "connection lost while asking for reports: \(String(cString: strerror(errno)))")
             }
             sent += n
         }
@@ -106,17 +117,18 @@ public final class GPSDClient: RawFixSource {
             var pfd = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, Int32(readTimeout * 1000))
             if ready == 0 {
-                throw .unreadableFile(path: "gpsd://\(host):\(port)", reason: "no data for \(readTimeout) s")
+                throw .gpsd(endpoint: endpoint, line: nil,
+                            reason: "no data for \(readTimeout) s (is a GPS receiver attached to gpsd? `gpsmon` shows what it gets)")
             }
             if ready < 0 {
                 if errno == EINTR { continue }
-                throw .unreadableFile(path: "gpsd://\(host):\(port)", reason: "poll failed: \(String(cString: strerror(errno)))")
+                throw .gpsd(endpoint: endpoint, line: nil, reason: "connection lost: \(String(cString: strerror(errno)))")
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .unreadableFile(path: "gpsd://\(host):\(port)", reason: "read failed: \(String(cString: strerror(errno)))")
+                throw .gpsd(endpoint: endpoint, line: nil, reason: "connection lost: \(String(cString: strerror(errno)))")
             }
             if n == 0 {
                 close()
@@ -126,13 +138,27 @@ public final class GPSDClient: RawFixSource {
                 return line
             }
             buffer.append(contentsOf: chunk[..<n])
+            if buffer.count > Self.maxLineBytes, !buffer.contains(10) {
+                let line = lineNumber + 1
+                close()
+                throw .gpsd(endpoint: endpoint, line: line,
+                            reason: "a line longer than \(Self.maxLineBytes) bytes: not gpsd's JSON protocol (is this gpsd's port?)")
+            }
         }
     }
 
-    /// Blocks until gpsd reports a new fix; nil when gpsd closes the connection.
+    /// Blocks until gpsd reports a new fix; nil when gpsd closes the connection. A line that is not one of gpsd's
+    /// JSON reports, or an `ERROR` report, throws `.gpsd` with its line number.
     public func nextFix() throws(RoadSnapError) -> Fix? {
         if socket < 0, buffer.isEmpty { try connect() }
         while let line = try nextLine() {
+            lineNumber += 1
+            switch GPSDClient.check(report: line) {
+            case .report: break
+            case let .error(reason):
+                close()
+                throw .gpsd(endpoint: endpoint, line: lineNumber, reason: reason)
+            }
             guard let fix = GPSDClient.fix(fromReport: line) else { continue }
             // gpsd may repeat a cycle's report as more sentences of it arrive: pass each fix once.
             if let last = lastFix, last.time == fix.time, last.coordinate == fix.coordinate { continue }
@@ -140,6 +166,29 @@ public final class GPSDClient: RawFixSource {
             return fix
         }
         return nil
+    }
+
+    /// What one line from gpsd is: a report (of any class; blank lines too), or a fault with what to fix.
+    enum LineCheck: Equatable { case report, error(String) }
+
+    /// Checks one line gpsd sent: a JSON object with a string `class` member is a report; gpsd's own `ERROR` report
+    /// and anything else are faults.
+    static func check(report line: String) -> LineCheck {
+        if line.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return .report }
+        let excerpt = line.count > 60 ? String(line.prefix(60)) + "…" : line
+        let notGpsd = LineCheck.error("not a gpsd JSON report: '\(excerpt)' (is this gpsd's port? gpsd listens on \(defaultPort))")
+        guard let doc = try? JSONNodes(text: line) else { return notGpsd }
+        if let error = doc.error { return .error("not a gpsd JSON report (\(JSONInput.describe(error))): '\(excerpt)'") }
+        return withExtendedLifetime(doc) { () -> LineCheck in
+            guard doc.kind(0) == .object, let cls = doc.member(0, "class").flatMap({ doc.string($0) }) else {
+                return notGpsd
+            }
+            if cls == "ERROR" {
+                let message = doc.member(0, "message").flatMap { doc.string($0) } ?? "no message"
+                return .error("gpsd reported an error: \(message)")
+            }
+            return .report
+        }
     }
 
     /// The fix of one gpsd JSON report: a `TPV` with mode 2 or 3 and a position; nil for anything else
