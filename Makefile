@@ -102,6 +102,10 @@ capi-test: deps
 	$(CAPI_TEST_DIR)/test_libs $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap no-proj
 	$(CAPI_TEST_DIR)/test_libs $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap no-geos
 	$(CAPI_TEST_DIR)/test_libs_static $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
+	@# GEOS errors and notices reach the log hook (CShims' own handlers on a real GEOS context).
+	$(CC) $(CAPI_CFLAGS) -ICShims -ICShims/include -Iinclude Tests/c/test_log_geos.c CShims/log.c CShims/libs.c \
+	  -o $(CAPI_TEST_DIR)/test_log_geos -lgeos_c -ldl -lpthread
+	$(VALGRIND) $(CAPI_TEST_DIR)/test_log_geos
 	$(VALGRIND) $(CAPI_TEST_DIR)/snap_and_match $(SAMPLE_MAP) $(SAMPLE_TRACK) $(CAPI_TEST_DIR)/sample.matched.geojson
 	@head -c 14 $(CAPI_TEST_DIR)/sample.matched.geojson | grep -q '^{"features":\[' || { echo "snap_and_match wrote no GeoJSON"; exit 1; }
 	$(CAPI_TEST_DIR)/navigate $(SAMPLE_MAP) 47.5819,-122.1123 47.5779,-122.1712
