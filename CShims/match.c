@@ -998,8 +998,9 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
                  * with ramps), while a road the other way is near: search again, as far as the recovery radius and
                  * for twice as many roads, in a layer built after this one. It is taken when its best state is a
                  * road the first search missed, reached without turning back, and beats the best state before by
-                 * e^10 (any, when none was reachable); otherwise the layer stays as it was (noise alone makes fixes
-                 * fall back now and then, and a far road must not win on one such fix). */
+                 * e^10 (when none was reachable: by a route within the recovery radius of the straight distance);
+                 * otherwise the layer stays as it was (noise alone makes fixes fall back now and then, and a far road
+                 * must not win on one such fix). */
                 size_t keep = m->state_n;
                 m->state_n += (size_t)count;
                 int wide = rsc_build_layer(m, f, p->recovery_radius > p->radius ? p->recovery_radius : p->radius,
@@ -1020,6 +1021,8 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
                             if (best >= 0 && o->arc == w[best].arc) known = 1;
                         }
                         take = best >= 0 && !known && w[best].pen <= 0 && w[best].score > was + 10.0;
+                        /* a chain joined up again must not be joined by a detour (noise breaks chains too) */
+                        if (take && r == 0 && fabs(w[best].route - w[best].gc) > p->recovery_radius) take = 0;
                     }
                 }
                 m->state_n = keep;
