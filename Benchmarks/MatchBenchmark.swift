@@ -48,6 +48,7 @@ enum MatchBenchmark {
             case "disconnect": p.disconnectMargin = v
             case "joint": p.jointSearchInterval = v
             case "jointbeam": p.jointSearchBeam = v
+            case "recovery": p.recoveryRadius = v
             default: break
             }
         }

@@ -31,6 +31,7 @@ typedef struct rsc_state {
     int32_t fix;
     double offset, distance, x, y, emission, score;
     double route, gc; /* route and straight distance of the best incoming transition */
+    double pen;       /* penalties (U-turns, falling back) on the best incoming transition, metres */
     double peak;      /* furthest offset reached on this arc along the best chain (falling back counts from it) */
 } rsc_state;
 
@@ -412,15 +413,15 @@ static inline double rsc_angle_diff(double a, double b) {
 
 static inline int rsc_known(const double *v, size_t i) { return v && isfinite(v[i]); }
 
-/* Builds the candidate states of fix `f` at the end of the state pool (not committed). Returns the count, or -1 on
- * out of memory. */
-static int rsc_build_layer(rsc_matcher *m, size_t f) {
+/* Builds the candidate states of fix `f` (the nearest roads_max roads within `radius`) at the end of the state pool
+ * (not committed). Returns the count, or -1 on out of memory. */
+static int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
     const rsc_match_params *p = m->p;
     const rsc_match_graph *g = m->g;
     /* max_candidates counts roads: a one-way edge whose twin (the same road the other way, a separate edge in
      * networks that draw each direction) is also a candidate does not count twice. Query twice as many edges. */
-    int cap = 2 * p->max_candidates < m->cand_cap ? 2 * p->max_candidates : m->cand_cap;
-    int k = rsc_query_candidates(m->query, m->x[f], m->y[f], p->radius, 1, m->cands, cap);
+    int cap = 2 * roads_max < m->cand_cap ? 2 * roads_max : m->cand_cap;
+    int k = rsc_query_candidates(m->query, m->x[f], m->y[f], radius, 1, m->cands, cap);
     if (k <= 0) return 0;
     int roads = 0, kept = 0;
     for (int i = 0; i < k; i++) {
@@ -433,7 +434,7 @@ static int rsc_build_layer(rsc_matcher *m, size_t f) {
             for (int j = 0; j < kept; j++)
                 if (m->cands[j].edge == (t >> 1)) { twin_kept = 1; break; }
         if (!twin_kept) {
-            if (roads == p->max_candidates) break;
+            if (roads == roads_max) break;
             roads++;
         }
         m->cands[kept++] = m->cands[i];
@@ -472,6 +473,7 @@ static int rsc_build_layer(rsc_matcher *m, size_t f) {
             s->score = -INFINITY;
             s->route = 0;
             s->gc = 0;
+            s->pen = 0;
             s->peak = s->offset;
         }
     }
@@ -513,6 +515,7 @@ static int rsc_joint_consider(rsc_matcher *m, const rsc_state *prv, rsc_state *c
     cur[j].entry = idx;
     cur[j].route = d;
     cur[j].gc = gc;
+    cur[j].pen = pen;
     return 0;
 }
 
@@ -596,6 +599,7 @@ static int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count
                     cur[j].entry = idx;
                     cur[j].route = d;
                     cur[j].gc = gc;
+                    cur[j].pen = pen;
                 }
             }
             if (cur[j].score > -INFINITY && cur[j].score + cur[j].emission > best_cur) {
@@ -694,6 +698,7 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
             cur[J].entry = (ENTRY);                                                            \
             cur[J].route = d_;                                                                 \
             cur[J].gc = gc;                                                                    \
+            cur[J].pen = (PEN);                                                                \
         }                                                                                      \
     } while (0)
 
@@ -761,6 +766,17 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
     }
     reachable = best_reached > -INFINITY && best_reached >= best_emission - p->disconnect_margin;
     return reachable;
+}
+
+/* Whether a scored layer (count states at state_n, rsc_transition result r) should be searched again wider: no state
+ * is reachable, or the best one is reached only by turning back (a U-turn or falling back along its arc). */
+static int rsc_needs_recovery(const rsc_matcher *m, int count, int r) {
+    if (r == 0) return 1;
+    const rsc_state *cur = &m->states[m->state_n];
+    int best = -1;
+    for (int j = 0; j < count; j++)
+        if (cur[j].score > -INFINITY && (best < 0 || cur[j].score > cur[best].score)) best = j;
+    return best >= 0 && cur[best].pen > 0;
 }
 
 static int rsc_path_push(rsc_matcher *m, int32_t arc) {
@@ -899,7 +915,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX) return RSC_EINVAL;
     if (!(p->sigma > 0) || !(p->beta > 0) || !(p->radius > 0) || p->max_candidates < 1 || !(p->heading_sigma > 0) ||
         !(p->distance_factor >= 1) || !(p->search_floor >= 0) || !(p->beam > 0) || p->max_outliers < 0 ||
-        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0) || !(p->joint_interval >= 0) || !(p->joint_beam > 0))
+        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0) || !(p->joint_interval >= 0) || !(p->joint_beam > 0) || !(p->recovery_radius >= 0))
         return RSC_EINVAL;
     m->p = p;
     m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->n = n;
@@ -952,7 +968,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
                 continue;
             }
         }
-        int count = rsc_build_layer(m, f);
+        int count = rsc_build_layer(m, f, p->radius, p->max_candidates);
         if (count < 0) return RSC_ENOMEM;
         if (count == 0) { f++; continue; }
         if (m->layer_n == 0) {
@@ -977,6 +993,46 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         if (!split) {
             int r = rsc_transition(m, prev, count);
             if (r < 0) return RSC_ENOMEM;
+            if (p->recovery_radius > 0 && rsc_needs_recovery(m, count, r)) {
+                /* The road driven may lie beyond the radius, or beyond the nearest roads (an interchange crowded
+                 * with ramps), while a road the other way is near: search again, as far as the recovery radius and
+                 * for twice as many roads, in a layer built after this one. It is taken when its best state is a
+                 * road the first search missed, reached without turning back, and beats the best state before by
+                 * e^10 (when none was reachable: by a route within the recovery radius of the straight distance);
+                 * otherwise the layer stays as it was (noise alone makes fixes fall back now and then, and a far road
+                 * must not win on one such fix). */
+                size_t keep = m->state_n;
+                m->state_n += (size_t)count;
+                int wide = rsc_build_layer(m, f, p->recovery_radius > p->radius ? p->recovery_radius : p->radius,
+                                           2 * p->max_candidates);
+                int r2 = 0, take = 0;
+                if (wide > count) {
+                    r2 = rsc_transition(m, prev, wide);
+                    if (r2 > 0) {
+                        const rsc_state *w = &m->states[m->state_n];
+                        int best = -1;
+                        for (int j = 0; j < wide; j++)
+                            if (w[j].score > -INFINITY && (best < 0 || w[j].score > w[best].score)) best = j;
+                        int known = 0;
+                        double was = -INFINITY;
+                        for (int j = 0; j < count; j++) {
+                            const rsc_state *o = &m->states[keep + (size_t)j];
+                            if (o->score > was) was = o->score;
+                            if (best >= 0 && o->arc == w[best].arc) known = 1;
+                        }
+                        take = best >= 0 && !known && w[best].pen <= 0 && w[best].score > was + 10.0;
+                        /* a chain joined up again must not be joined by a detour (noise breaks chains too) */
+                        if (take && r == 0 && fabs(w[best].route - w[best].gc) > p->recovery_radius) take = 0;
+                    }
+                }
+                m->state_n = keep;
+                if (wide < 0 || r2 < 0) return RSC_ENOMEM;
+                if (take) {
+                    memmove(&m->states[keep], &m->states[keep + (size_t)count], (size_t)wide * sizeof(rsc_state));
+                    count = wide;
+                    r = r2;
+                }
+            }
             if (r > 0) {
                 /* renormalise to keep scores near zero */
                 rsc_state *cur = &m->states[m->state_n];

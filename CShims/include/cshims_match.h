@@ -79,6 +79,10 @@ typedef struct rsc_match_params {
                               * one cached search per candidate arc */
     double joint_beam;       /* log-probability: that search stops once every further state would be this much below
                               * the best state found so far (> 0; at most beam to change nothing but the work) */
+    double recovery_radius;  /* a fix whose layer is unreachable, or whose best state is reached only by turning back
+                              * (a U-turn or falling back along its arc), is searched again for twice max_candidates
+                              * roads within max(this, radius) before it is dropped or kept (0: never): the road
+                              * driven may lie beyond the nearest roads while a road the other way is near */
 } rsc_match_params;
 
 /* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier). */

@@ -59,6 +59,12 @@ public struct MatchParameters: Hashable, Sendable {
     /// That search stops once every state it could still reach would be this far below the best state found so far
     /// (log-probability; the Viterbi `beam` would keep them, but they never won on the 70 Kubicka tracks at 15).
     public var jointSearchBeam: Double = 15
+    /// A fix whose candidates are all unreachable, or whose best candidate is reached only by turning back (a U-turn,
+    /// or falling back along its road beyond `backwardTolerance`), is searched again for twice `maxCandidates` roads
+    /// within max(this, `radius`) metres before it is dropped or kept: the road driven can lie beyond the radius or
+    /// the nearest roads (an interchange crowded with ramps) while a road the other way (the opposite carriageway) is
+    /// near the fixes. 0: never.
+    public var recoveryRadius: Double = 100
 
     public init() {}
 
@@ -74,8 +80,8 @@ public struct MatchParameters: Hashable, Sendable {
              "search floor, gap speed, U-turn penalty, backward tolerance and beta per second must not be negative"),
             (headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0 && jointSearchBeam > 0,
              "heading sigma, beam, joint search beam and disconnect margin must be positive"),
-            (huber >= 0 && (minFixDistance ?? 0) >= 0 && jointSearchInterval >= 0,
-             "huber, minimum fix distance and joint search interval must not be negative"),
+            (huber >= 0 && (minFixDistance ?? 0) >= 0 && jointSearchInterval >= 0 && recoveryRadius >= 0,
+             "huber, minimum fix distance, joint search interval and recovery radius must not be negative"),
         ]
         if let bad = problems.first(where: { !$0.0 }) { throw .invalidArgument(bad.1) }
     }
@@ -88,7 +94,8 @@ public struct MatchParameters: Hashable, Sendable {
                          beta_per_second: betaPerSecond, max_outliers: Int32(maxOutliers),
                          disconnect_margin: disconnectMargin,
                          min_fix_distance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24),
-                         joint_interval: jointSearchInterval, joint_beam: jointSearchBeam)
+                         joint_interval: jointSearchInterval, joint_beam: jointSearchBeam,
+                         recovery_radius: recoveryRadius)
     }
 }
 

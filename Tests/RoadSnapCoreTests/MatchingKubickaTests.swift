@@ -62,8 +62,10 @@ import RoadSnapFormats
     }
 
     @Test func veryNoisyTenSecondSampling() throws {
+        // 0.047 before the recovery of unreachable fixes (`recoveryRadius`): it joins up track 75's pieces where
+        // 20 m noise broke them, by a road the wider search finds, and so adds ~0.4 km here (docs/matching.md).
         let total = try Self.noisyMismatch(sigma: 20, interval: 10)
-        #expect(total.fraction <= 0.047, "route mismatch \(total.fraction)")
+        #expect(total.fraction <= 0.049, "route mismatch \(total.fraction)")
     }
 
     @Test func noisyTrackWidensSigmaRadiusAndThinning() throws {

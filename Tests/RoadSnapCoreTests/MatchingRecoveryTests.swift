@@ -1,0 +1,35 @@
+import Testing
+import RoadSnapCore
+import RoadSnapFormats
+
+/// Recovery before dropping or splitting (`MatchParameters.recoveryRadius`), on pieces of real Kubicka tracks.
+@Suite struct MatchingRecoveryTests {
+    static func match(_ name: String, _ configure: (inout MatchParameters) -> Void = { _ in }) throws
+        -> (MatchResult, RouteMismatch)
+    {
+        let k = try KubickaTrack.load(directory: TestData.fixture("kubicka-cuts/\(name)"))
+        var p = MatchParameters()
+        configure(&p)
+        let result = try MapMatcher(network: k.network, parameters: p).match(k.track)
+        let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
+        let lengths = k.network.lengthsBySourceID()
+        return (result, RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 })
+    }
+
+    /// Track 43, fixes 1085...1180 (1 s): the fixes run 60-100 m off the motorway carriageway driven, beyond the
+    /// candidate radius at an interchange crowded with ramps, and nearer the opposite carriageway (one-way arcs the
+    /// other way). Without recovery the fixes are "driven" backwards along the opposite carriageway: sub-matches of
+    /// 0 m, split wherever that carriageway changes arc. With it, the carriageway driven is found.
+    @Test func fixesFarOffTheCarriagewayDrivenKeepToIt() throws {
+        let (off, offScore) = try Self.match("k043-far-carriageway") { $0.recoveryRadius = 0 }
+        #expect(off.subMatches.count >= 3)  // the failure the fixture shows
+        #expect(off.subMatches.contains { $0.matchedFixCount >= 10 && $0.length < 1 })
+        #expect(offScore.fraction > 0.5, "mismatch without recovery \(offScore.fraction)")
+
+        let (on, score) = try Self.match("k043-far-carriageway")
+        #expect(on.subMatches.count == 1)
+        #expect(!on.subMatches.contains { $0.matchedFixCount >= 10 && $0.length < 1 })
+        #expect(score.truthLength > 2_000)
+        #expect(score.fraction < 0.05, "route mismatch \(score.fraction)")
+    }
+}
