@@ -15,7 +15,8 @@ import Glibc
 /// `fixes=A-B`, also the matched edge, distance and offset of fixes A...B);
 /// `sparse` adds 120 s sampling; `notimes` drops the fixes' times (after subsampling); `quick` runs 5 instead of 30
 /// timed iterations; `notiming` skips throughput; `wall` times by the wall clock instead of the thread's CPU time; `tracks=DIR` reads every track folder under DIR instead of the 20
-/// fixtures (`only=` filters those too); `nosample` skips the sample drive.
+/// fixtures (`only=` filters those too); `nosample` skips the sample drive; `dump=FILE` writes every result in full
+/// (sub-matches with their steps, every fix's arc, offset and distance) to FILE, to diff two builds' outputs.
 enum MatchBenchmark {
     static let root: String = {
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -108,6 +109,8 @@ enum MatchBenchmark {
         let iterations = args.contains("quick") ? 5 : 30
         let timed = !args.contains("notiming")
         var rows = [Row](repeating: Row(), count: intervals.count)
+        let dumpPath = args.first { $0.hasPrefix("dump=") }.map { String($0.dropFirst(5)) }
+        var dump = ""
         // One track at a time (the 70-track set's networks do not all fit at once): accuracy, then throughput.
         for dir in dirs {
             let k = try KubickaTrack.load(directory: dir)
@@ -128,6 +131,7 @@ enum MatchBenchmark {
                 let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
                 let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
                 rows[r].mismatch = rows[r].mismatch + score
+                if dumpPath != nil { dump += dumpText(result, name: k.name, interval: interval) }
                 if args.contains("debug=" + k.name.suffix(3)) && (interval == 0 || args.contains("all")) {
                     debug(result, k, score: score, ids: ids, args)
                 }
@@ -153,6 +157,7 @@ enum MatchBenchmark {
                 m.parameters = params
             }
         }
+        if let dumpPath { try AtomicFile.write(dump, to: dumpPath) }
         for (r, interval) in intervals.enumerated() {
             let label = interval == 0 ? "1 s" : "\(Int(interval)) s"
             var line = "kubicka \(label) route mismatch \(fmt(rows[r].mismatch.fraction * 100, 3))%"
@@ -175,6 +180,19 @@ enum MatchBenchmark {
         let sample = try throughput([(network, drive)], matchers: [try MapMatcher(network: network, parameters: params)],
                                     iterations: iterations * 4)
         print("sample drive throughput: " + sample)
+    }
+
+    /// One result in full, exactly (doubles as their shortest exact text): for diffing two builds' outputs.
+    static func dumpText(_ result: MatchResult, name: String, interval: Double) -> String {
+        var out = "track \(name) every \(interval) sigma \(result.parameters.sigma)\n"
+        for s in result.subMatches {
+            out += "sub \(s.firstFix) \(s.lastFix) \(s.matchedFixCount) \(s.length) \(s.confidence)\n"
+            out += s.steps.map { "\($0.arc):\($0.from):\($0.to)" }.joined(separator: " ") + "\n"
+        }
+        for (i, f) in result.fixes.enumerated() {
+            if let f { out += "fix \(i) \(f.arc) \(f.subMatch) \(f.offset) \(f.along) \(f.distance)\n" }
+        }
+        return out
     }
 
     static func debug(_ result: MatchResult, _ k: KubickaTrack, score: RouteMismatch, ids: [EdgeSourceID],
