@@ -13,7 +13,7 @@ import Glibc
 /// `noise=M` adds seeded Gaussian noise of M metres to every fix; `only=NNN` keeps the tracks whose name ends so;
 /// `verbose` prints per-track figures and `debug=NNN` the sub-matches and truth/match sequences of one track (with
 /// `fixes=A-B`, also the matched edge, distance and offset of fixes A...B);
-/// `sparse` adds 120 s sampling; `notimes` drops the fixes' times (after subsampling); `quick` runs 5 instead of 30
+/// `sparse` adds 120 s sampling; `rates=1,30` runs only those samplings (seconds; 1 is the track as recorded); `notimes` drops the fixes' times (after subsampling); `quick` runs 5 instead of 30
 /// timed iterations; `notiming` skips throughput; `wall` times by the wall clock instead of the thread's CPU time; `tracks=DIR` reads every track folder under DIR instead of the 20
 /// fixtures (`only=` filters those too); `nosample` skips the sample drive; `dump=FILE` writes every result in full
 /// (sub-matches with their steps, every fix's arc, offset and distance) to FILE, to diff two builds' outputs.
@@ -105,7 +105,10 @@ enum MatchBenchmark {
         let params = parameters(args)
         let verbose = args.contains("verbose")
         let dirs = trackDirectories(args)
-        let intervals = args.contains("sparse") ? [0.0, 10.0, 30.0, 60.0, 120.0] : [0.0, 10.0, 30.0, 60.0]
+        var intervals = args.contains("sparse") ? [0.0, 10.0, 30.0, 60.0, 120.0] : [0.0, 10.0, 30.0, 60.0]
+        if let r = args.first(where: { $0.hasPrefix("rates=") }) {
+            intervals = r.dropFirst(6).split(separator: ",").compactMap { Double($0) }.map { $0 <= 1 ? 0 : $0 }
+        }
         let iterations = args.contains("quick") ? 5 : 30
         let timed = !args.contains("notiming")
         var rows = [Row](repeating: Row(), count: intervals.count)
