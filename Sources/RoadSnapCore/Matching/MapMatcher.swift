@@ -131,11 +131,10 @@ public final class MapMatcher {
         var i = 0
         while i < x.count {
             if x[i].isFinite, y[i].isFinite {
-                var nearest = Double.infinity
-                query.forEachCandidate(near: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius) {
-                    nearest = min(nearest, $0.distance)
+                if let nearest = query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius),
+                   nearest.isFinite {
+                    d.append(nearest)
                 }
-                if nearest.isFinite { d.append(nearest) }
             }
             i += stride
         }
