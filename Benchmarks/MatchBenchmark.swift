@@ -13,9 +13,10 @@ import Glibc
 /// `noise=M` adds seeded Gaussian noise of M metres to every fix; `only=NNN` keeps the tracks whose name ends so;
 /// `verbose` prints per-track figures and `debug=NNN` the sub-matches and truth/match sequences of one track (with
 /// `fixes=A-B`, also the matched edge, distance and offset of fixes A...B);
-/// `sparse` adds 120 s sampling; `notimes` drops the fixes' times (after subsampling); `quick` runs 5 instead of 30
+/// `sparse` adds 120 s sampling; `rates=1,30` runs only those samplings (seconds; 1 is the track as recorded); `notimes` drops the fixes' times (after subsampling); `quick` runs 5 instead of 30
 /// timed iterations; `notiming` skips throughput; `wall` times by the wall clock instead of the thread's CPU time; `tracks=DIR` reads every track folder under DIR instead of the 20
-/// fixtures (`only=` filters those too); `nosample` skips the sample drive.
+/// fixtures (`only=` filters those too); `nosample` skips the sample drive; `dump=FILE` writes every result in full
+/// (sub-matches with their steps, every fix's arc, offset and distance) to FILE, to diff two builds' outputs.
 enum MatchBenchmark {
     static let root: String = {
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -105,10 +106,15 @@ enum MatchBenchmark {
         let params = parameters(args)
         let verbose = args.contains("verbose")
         let dirs = trackDirectories(args)
-        let intervals = args.contains("sparse") ? [0.0, 10.0, 30.0, 60.0, 120.0] : [0.0, 10.0, 30.0, 60.0]
+        var intervals = args.contains("sparse") ? [0.0, 10.0, 30.0, 60.0, 120.0] : [0.0, 10.0, 30.0, 60.0]
+        if let r = args.first(where: { $0.hasPrefix("rates=") }) {
+            intervals = r.dropFirst(6).split(separator: ",").compactMap { Double($0) }.map { $0 <= 1 ? 0 : $0 }
+        }
         let iterations = args.contains("quick") ? 5 : 30
         let timed = !args.contains("notiming")
         var rows = [Row](repeating: Row(), count: intervals.count)
+        let dumpPath = args.first { $0.hasPrefix("dump=") }.map { String($0.dropFirst(5)) }
+        var dump = ""
         // One track at a time (the 70-track set's networks do not all fit at once): accuracy, then throughput.
         for dir in dirs {
             let k = try KubickaTrack.load(directory: dir)
@@ -129,6 +135,7 @@ enum MatchBenchmark {
                 let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
                 let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
                 rows[r].mismatch = rows[r].mismatch + score
+                if dumpPath != nil { dump += dumpText(result, name: k.name, interval: interval) }
                 if args.contains("debug=" + k.name.suffix(3)) && (interval == 0 || args.contains("all")) {
                     debug(result, k, score: score, ids: ids, args)
                 }
@@ -154,6 +161,7 @@ enum MatchBenchmark {
                 m.parameters = params
             }
         }
+        if let dumpPath { try AtomicFile.write(dump, to: dumpPath) }
         for (r, interval) in intervals.enumerated() {
             let label = interval == 0 ? "1 s" : "\(Int(interval)) s"
             var line = "kubicka \(label) route mismatch \(fmt(rows[r].mismatch.fraction * 100, 3))%"
@@ -176,6 +184,19 @@ enum MatchBenchmark {
         let sample = try throughput([(network, drive)], matchers: [try MapMatcher(network: network, parameters: params)],
                                     iterations: iterations * 4)
         print("sample drive throughput: " + sample)
+    }
+
+    /// One result in full, exactly (doubles as their shortest exact text): for diffing two builds' outputs.
+    static func dumpText(_ result: MatchResult, name: String, interval: Double) -> String {
+        var out = "track \(name) every \(interval) sigma \(result.parameters.sigma)\n"
+        for s in result.subMatches {
+            out += "sub \(s.firstFix) \(s.lastFix) \(s.matchedFixCount) \(s.length) \(s.confidence)\n"
+            out += s.steps.map { "\($0.arc):\($0.from):\($0.to)" }.joined(separator: " ") + "\n"
+        }
+        for (i, f) in result.fixes.enumerated() {
+            if let f { out += "fix \(i) \(f.arc) \(f.subMatch) \(f.offset) \(f.along) \(f.distance)\n" }
+        }
+        return out
     }
 
     static func debug(_ result: MatchResult, _ k: KubickaTrack, score: RouteMismatch, ids: [EdgeSourceID],

@@ -549,6 +549,12 @@ static int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count
         if (rem > bound) continue;
         double lam = beta * (best_prev - prv[i].score);
         int32_t h = g->arc_head[a], origin = g->arc_tail[a];
+        /* every arc leaving h has its tail at h: one estimate serves them all */
+        double est = 0;
+        if (nx) {
+            est = sqrt((nx[h] - fx) * (nx[h] - fx) + (ny[h] - fy) * (ny[h] - fy)) - reach;
+            if (est < 0) est = 0;
+        }
         for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
             int32_t c = g->out_arcs[k];
             double pen = g->arc_head[c] == origin ? p->uturn_penalty : 0.0;
@@ -559,12 +565,6 @@ static int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count
                 if (d <= bound && sc > cur[j].score &&
                     rsc_joint_consider(m, prv, cur, j, i, c, -1, rem, pen, d, sc, gc) < 0)
                     return -1;
-            }
-            double est = 0;
-            if (nx) {
-                int32_t t = g->arc_tail[c];
-                est = sqrt((nx[t] - fx) * (nx[t] - fx) + (ny[t] - fy) * (ny[t] - fy)) - reach;
-                if (est < 0) est = 0;
             }
             if (rem + est > bound) continue;
             if (!rsc_match_turn_allowed(g, a, c)) continue;
@@ -612,16 +612,16 @@ static int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count
         /* relax the arcs leaving this one's head */
         double dist = it.dist + g->arc_length[it.arc];
         int32_t h = g->arc_head[it.arc], origin = g->arc_tail[it.arc];
+        /* every arc leaving h has its tail at h: one estimate and one bound test serve them all */
+        double est = 0;
+        if (nx) {
+            est = sqrt((nx[h] - fx) * (nx[h] - fx) + (ny[h] - fy) * (ny[h] - fy)) - reach;
+            if (est < 0) est = 0;
+        }
+        if (dist + est > bound) continue;
         for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
             int32_t c = g->out_arcs[k];
             double pc = g->arc_head[c] == origin ? p->uturn_penalty : 0.0;
-            double est = 0;
-            if (nx) {
-                int32_t t = g->arc_tail[c];
-                est = sqrt((nx[t] - fx) * (nx[t] - fx) + (ny[t] - fy) * (ny[t] - fy)) - reach;
-                if (est < 0) est = 0;
-            }
-            if (dist + est > bound) continue;
             double gv = it.g + g->arc_length[it.arc] + pc;
             if (m->t_stamp[c] == m->layer_stamp && !(m->d_stamp[c] == m->search_stamp && m->d_best[c] < 0)) {
                 /* Every label arriving at a candidate arc is scored exactly (|route - gc|), not only the one

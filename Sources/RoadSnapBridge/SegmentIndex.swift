@@ -129,6 +129,15 @@ public final class SegmentQuery {
     }
 
     /// Calls `body` with each candidate near `point`, nearest first, without allocating an array.
+    /// Metres from `point` to the nearest edge within `radius`, nil when none (the first candidate, without
+    /// collecting the others).
+    public func nearestDistance(to point: LocalPoint, radius: Double) -> Double? {
+        let n = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
+            rsc_query_candidates(handle, point.x, point.y, radius, 1, b.baseAddress, 1)
+        }
+        return n > 0 ? buffer[0].distance : nil
+    }
+
     public func forEachCandidate(near point: LocalPoint, radius: Double, method: Method = .cached,
                                  _ body: (SnapCandidate) -> Void)
     {

@@ -25,6 +25,25 @@ import Testing
         #expect(nonEmpty > 1000)  // the test exercises real candidates, not empty space
     }
 
+    /// `nearestDistance` (one candidate asked for) equals the smallest distance of a brute-force scan, and is nil
+    /// exactly where the scan finds nothing, on 2,000 random fixes.
+    @Test func nearestDistanceEqualsTheBruteForceMinimum() throws {
+        let network = try TestData.bellevue()
+        let snapper = try Snapper(network: network, maxCandidates: 256)
+        var rng = SeededGenerator(seed: 7)
+        let b = network.bounds
+        var found = 0
+        for _ in 0..<2_000 {
+            let c = GeoCoordinate(uncheckedLatitude: Double.random(in: b.minLatitude...b.maxLatitude, using: &rng),
+                                  longitude: Double.random(in: b.minLongitude...b.maxLongitude, using: &rng))
+            let p = snapper.project(c)
+            let slow = snapper.query.candidates(near: p, radius: 40, method: .bruteForce).map(\.distance).min()
+            #expect(snapper.query.nearestDistance(to: p, radius: 40) == slow)
+            if slow != nil { found += 1 }
+        }
+        #expect(found > 200 && found < 2_000)
+    }
+
     @Test func radiusAboveCacheRadiusUsesTheTreeAndStillAgrees() throws {
         let network = try TestData.bellevue()
         let snapper = try Snapper(network: network, maxCandidates: 512)

@@ -131,11 +131,10 @@ public final class MapMatcher {
         var i = 0
         while i < x.count {
             if x[i].isFinite, y[i].isFinite {
-                var nearest = Double.infinity
-                query.forEachCandidate(near: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius) {
-                    nearest = min(nearest, $0.distance)
+                if let nearest = query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius),
+                   nearest.isFinite {
+                    d.append(nearest)
                 }
-                if nearest.isFinite { d.append(nearest) }
             }
             i += stride
         }
@@ -305,9 +304,10 @@ public final class MapMatcher {
     /// The polyline along path steps: the edges' own vertices between points interpolated at the step ends.
     public func geometry(of steps: [PathStep]) -> [GeoCoordinate] {
         var points: [GeoCoordinate] = []
+        var scratch: [GeoCoordinate] = []
         for st in steps {
             network.appendPolyline(edge: RoadGraph.edge(ofArc: st.arc), forward: RoadGraph.isForward(st.arc),
-                                   from: st.from, to: max(st.from, st.to), into: &points)
+                                   from: st.from, to: max(st.from, st.to), into: &points, scratch: &scratch)
         }
         return points
     }
@@ -318,40 +318,67 @@ extension RoadNetwork {
     /// WGS84 vertices by the local-frame segment lengths (no projection call).
     public func coordinate(onEdge e: Int, offset: Double) -> GeoCoordinate {
         let r = edges[e].shapeRange
+        let local = localShape, shape = shape  // one reference each, not one per vertex read
         var remaining = max(0, offset)
         var i = r.lowerBound
         while i + 1 < r.upperBound {
-            let a = localShape[i], b = localShape[i + 1]
+            let a = local[i], b = local[i + 1]
             let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if remaining <= len {
-                let t = len > 0 ? remaining / len : 0
-                let p = shape[i], q = shape[i + 1]
-                return GeoCoordinate(uncheckedLatitude: p.latitude + t * (q.latitude - p.latitude),
-                                     longitude: p.longitude + t * (q.longitude - p.longitude))
-            }
+            if remaining <= len { return Self.interpolate(shape[i], shape[i + 1], remaining, len) }
             remaining -= len
             i += 1
         }
         return shape[r.upperBound - 1]
     }
 
+    /// The point `remaining` metres along the segment p → q of local length `len`.
+    @inline(__always)
+    static func interpolate(_ p: GeoCoordinate, _ q: GeoCoordinate, _ remaining: Double, _ len: Double)
+        -> GeoCoordinate
+    {
+        let t = len > 0 ? remaining / len : 0
+        return GeoCoordinate(uncheckedLatitude: p.latitude + t * (q.latitude - p.latitude),
+                             longitude: p.longitude + t * (q.longitude - p.longitude))
+    }
+
     /// Appends the part of edge `edge` between `from` and `to` metres (measured in the travel direction) to `points`,
-    /// skipping a first point equal to the last one already there.
-    func appendPolyline(edge: Int, forward: Bool, from: Double, to: Double, into points: inout [GeoCoordinate]) {
-        let len = edges[edge].length
+    /// skipping every point equal to the last one already there. One walk along the edge finds both ends (as
+    /// `coordinate(onEdge:offset:)` would, with the same arithmetic) and the vertices between them; `scratch` holds
+    /// those vertices (reused between calls, so a path's geometry allocates nothing per step).
+    func appendPolyline(edge: Int, forward: Bool, from: Double, to: Double, into points: inout [GeoCoordinate],
+                        scratch: inout [GeoCoordinate]) {
+        let e = edges[edge]
+        let len = e.length, r = e.shapeRange
+        let local = localShape, shape = shape
         let g0 = forward ? from : len - to, g1 = forward ? to : len - from  // geometry offsets
-        let r = edges[edge].shapeRange
-        var piece: [GeoCoordinate] = [coordinate(onEdge: edge, offset: g0)]
+        var rem0 = max(0, g0), rem1 = max(0, g1)
+        var start: GeoCoordinate? = nil, end: GeoCoordinate? = nil
+        scratch.removeAll(keepingCapacity: true)
         var acc = 0.0
         var i = r.lowerBound
         while i + 1 < r.upperBound {
-            let a = localShape[i], b = localShape[i + 1]
-            acc += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if acc > g0 && acc < g1 { piece.append(shape[i + 1]) }
+            let a = local[i], b = local[i + 1]
+            let seg = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if start == nil {
+                if rem0 <= seg { start = Self.interpolate(shape[i], shape[i + 1], rem0, seg) } else { rem0 -= seg }
+            }
+            if end == nil {
+                if rem1 <= seg { end = Self.interpolate(shape[i], shape[i + 1], rem1, seg) } else { rem1 -= seg }
+            }
+            acc += seg
+            if acc > g0 && acc < g1 { scratch.append(shape[i + 1]) }
             i += 1
         }
-        piece.append(coordinate(onEdge: edge, offset: g1))
-        if !forward { piece.reverse() }
-        for p in piece where points.last != p { points.append(p) }
+        let first = start ?? shape[r.upperBound - 1], last = end ?? shape[r.upperBound - 1]
+        @inline(__always) func add(_ p: GeoCoordinate) { if points.last != p { points.append(p) } }
+        if forward {
+            add(first)
+            for p in scratch { add(p) }
+            add(last)
+        } else {
+            add(last)
+            for p in scratch.reversed() { add(p) }
+            add(first)
+        }
     }
 }
