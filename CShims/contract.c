@@ -943,6 +943,20 @@ int rsc_ch_build(int32_t node_count, const int32_t *starts, const int32_t *targe
         if (starts[v + 1] < starts[v]) return RSC_EINVAL;
     for (int32_t k = 0; k < starts[node_count]; k++)
         if (targets[k] < 0 || targets[k] >= node_count || costs[k] < 0) return RSC_EINVAL;
+    const char *dump = getenv("RSC_CH_DUMP"); /* diagnostics: write the input graph (see cshims_ch.h) */
+    if (dump) {
+        FILE *f = fopen(dump, "wb");
+        if (f) {
+            const int32_t m = starts[node_count];
+            fwrite(&node_count, 4, 1, f);
+            fwrite(&m, 4, 1, f);
+            fwrite(starts, 4, (size_t)node_count + 1, f);
+            fwrite(targets, 4, (size_t)m, f);
+            fwrite(costs, 4, (size_t)m, f);
+            fclose(f);
+        }
+        return RSC_ECANCELED;
+    }
     ch c;
     memset(&c, 0, sizeof(c));
     c.n = node_count;
