@@ -12,6 +12,14 @@ func nowNanoseconds() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
+/// CPU time of the whole process (all threads), seconds: on a shared machine a one-thread build's CPU time varies
+/// far less with the load than its wall time.
+func processCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
 /// Summary statistics of repeated measurements.
 struct Stats {
     let median: Double

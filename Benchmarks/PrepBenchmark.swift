@@ -10,7 +10,8 @@ import Glibc
 /// regular grid of two-way residential streets. For each: `Router(network:control:)` (turn graph + contraction
 /// hierarchy) on one thread and on every core; then, when `osrm=PYTHON` names a Python with the PyPI `osrm-bindings`
 /// wheel, the network written as an OSM XML file and prepared by `osrm-extract` + `osrm-contract` (stock car.lua) on
-/// one thread and on every core. Finally cost-query latency (snap + CH search) on the largest tiling.
+/// one thread and on every core ("cpu s": CPU time of the process during the build, all threads). Finally
+/// cost-query latency (snap + CH search) on the largest tiling.
 ///
 /// `swift run -c release Benchmarks preprocess [tiles=1,4,10,22] [grid=200] [osrm=/path/to/python] [osrm-max=EDGES]
 /// [dir=/tmp/roadsnap-prep]` (OSRM runs only on networks of at most osrm-max edges).
@@ -34,7 +35,7 @@ enum PrepBenchmark {
               + "50k edges); OSRM = osrm-extract + osrm-contract (car.lua) on the same network as OSM XML; "
               + "\(cores) cores")
         if python == nil { print("OSRM not run: pass osrm=/path/to/python (a Python with the osrm-bindings wheel)") }
-        print("network            edges  threads    ours s  ours edges/s  shortcuts  rounds  core |"
+        print("network            edges  threads    ours s  ours cpu s  ours edges/s  shortcuts  rounds  core |"
               + " osrm extract s  contract s  contract edges/s")
         let base = try MapLoader.load(path: repoPath("Tests/RoadSnapCoreTests/Fixtures/osm/andorra.osm.pbf"))
         var largest: (Router, Int)? = nil
@@ -54,18 +55,19 @@ enum PrepBenchmark {
                 osmPath = path
             }
             for threads in [1, 0] {
-                var times: [Double] = []
+                var times: [Double] = [], cpu: [Double] = []
                 var router: Router? = nil
                 for _ in 0..<(edges < 50_000 ? 3 : 1) {
                     router = nil
-                    let t0 = nowNanoseconds()
+                    let t0 = nowNanoseconds(), c0 = processCPUSeconds()
                     router = try Router(network: network, control: BuildControl(threads: threads))
                     times.append(Double(nowNanoseconds() - t0) / 1e9)
+                    cpu.append(processCPUSeconds() - c0)
                 }
                 let prep = Stats(times).median
                 let info = router?.hierarchyStatistics()
                 var line = "\(name.padded(16)) \(fmt(Double(edges), 0, width: 8)) "
-                    + "\((threads == 0 ? "all" : "1").padded(7)) \(fmt(prep, 2, width: 9)) "
+                    + "\((threads == 0 ? "all" : "1").padded(7)) \(fmt(prep, 2, width: 9)) \(fmt(Stats(cpu).median, 2, width: 11)) "
                     + "\(fmt(Double(edges) / prep, 0, width: 13)) \(fmt(Double(info?.shortcuts ?? 0), 0, width: 10)) "
                     + "\(fmt(Double(info?.contractionRounds ?? 0), 0, width: 7)) "
                     + "\(fmt(Double(info?.coreSize ?? 0), 0, width: 5)) |"

@@ -39,12 +39,18 @@ typedef struct {
     int32_t node;
 } heap_item;
 
+/* A witness search's label of one node, in one 16-byte record so a relaxation touches one cache line: the distance,
+ * the generation that set it (high 24 bits) with the links followed to reach it (low 8 bits), and the generation in
+ * which the node is a target. */
+typedef struct {
+    int64_t dist;
+    uint32_t stamp_hops, target;
+} label;
+
 /* Per-thread witness search state, reset in O(1) by generation stamps, and the thread's found shortcuts. */
 typedef struct {
-    int64_t *dist;
-    uint32_t *stamp, *target;
-    uint8_t *hops;
-    uint32_t gen;
+    label *label;
+    uint32_t gen; /* < 2^24 */
     heap_item *heap;
     size_t heap_len, heap_size;
     shortcut *found;
@@ -260,9 +266,8 @@ static heap_item heap_pop(workspace *w) {
 }
 
 static void next_generation(workspace *w, int32_t n) {
-    if (++w->gen == 0) {
-        memset(w->stamp, 0, sizeof(uint32_t) * (size_t)n);
-        memset(w->target, 0, sizeof(uint32_t) * (size_t)n);
+    if (++w->gen == (1u << 24)) {
+        memset(w->label, 0, sizeof(label) * (size_t)n);
         w->gen = 1;
     }
 }
@@ -291,28 +296,29 @@ static int witness(ch *c, workspace *w, int32_t v, int settle_limit, int hop_lim
         int32_t targets = 0;
         for (int32_t k = 0; k < nout; k++) {
             int32_t t = outs[k].node;
-            if (t != u && t != v && w->target[t] != gen) {
-                w->target[t] = gen;
+            if (t != u && t != v && w->label[t].target != gen) {
+                w->label[t].target = gen;
                 targets++;
             }
         }
         if (targets == 0) continue;
         const int64_t bound = cin + max_out;
         w->heap_len = 0;
-        w->stamp[u] = gen;
-        w->dist[u] = 0;
-        w->hops[u] = 0;
+        label *lab = w->label;
+        const uint32_t fresh = gen << 8;
+        lab[u].stamp_hops = fresh;
+        lab[u].dist = 0;
         if (heap_push(w, 0, u)) return -1;
         int settled = 0;
         while (w->heap_len > 0) {
             heap_item top = heap_pop(w);
             const int32_t x = top.node;
             const int64_t d = top.key;
-            if (d > w->dist[x]) continue;
+            if (d > lab[x].dist) continue;
             if (d > bound || settled >= settle_limit) break;
             settled++;
-            if (w->target[x] == gen && --targets == 0) break;
-            const int h = w->hops[x] + 1;
+            if (lab[x].target == gen && --targets == 0) break;
+            const int h = (int)(lab[x].stamp_hops & 255) + 1;
             if (h > hop_limit) continue;
             const entry *e = c->out.pool + c->out.start[x];
             const int32_t ne = c->out.count[x];
@@ -321,10 +327,9 @@ static int witness(ch *c, workspace *w, int32_t v, int settle_limit, int hop_lim
                 if (y == v || (exclude_selected && c->state[y] == STATE_SELECTED)) continue;
                 const int64_t dy = d + e[k].cost;
                 if (dy > bound) continue;
-                if (w->stamp[y] != gen || dy < w->dist[y]) {
-                    w->stamp[y] = gen;
-                    w->dist[y] = dy;
-                    w->hops[y] = (uint8_t)h;
+                if ((lab[y].stamp_hops >> 8) != gen || dy < lab[y].dist) {
+                    lab[y].stamp_hops = fresh | (uint32_t)h;
+                    lab[y].dist = dy;
                     if (heap_push(w, dy, y)) return -1;
                 }
             }
@@ -333,7 +338,7 @@ static int witness(ch *c, workspace *w, int32_t v, int settle_limit, int hop_lim
             const int32_t t = outs[k].node;
             if (t == u || t == v) continue;
             const int64_t sc = cin + outs[k].cost;
-            if (w->stamp[t] == gen && w->dist[t] <= sc) continue;
+            if ((w->label[t].stamp_hops >> 8) == gen && w->label[t].dist <= sc) continue;
             (*added)++;
             *added_hops += (int64_t)c->hops[ins[ki].link] + c->hops[outs[k].link];
             if (collect) {
@@ -727,10 +732,7 @@ static void ch_free(ch *c) {
     if (c->work) {
         for (int t = 0; t < c->threads; t++) {
             workspace *w = &c->work[t];
-            free(w->dist);
-            free(w->stamp);
-            free(w->target);
-            free(w->hops);
+            free(w->label);
             free(w->heap);
             free(w->found);
         }
@@ -805,11 +807,8 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
         return RSC_ENOMEM;
     for (int t = 0; t < c->threads; t++) {
         workspace *w = &c->work[t];
-        w->dist = malloc(sizeof(int64_t) * sn);
-        w->stamp = calloc(sn, sizeof(uint32_t));
-        w->target = calloc(sn, sizeof(uint32_t));
-        w->hops = calloc(sn, 1);
-        if (!w->dist || !w->stamp || !w->target || !w->hops) return RSC_ENOMEM;
+        w->label = calloc(sn, sizeof(label));
+        if (!w->label) return RSC_ENOMEM;
     }
     for (int32_t v = 0; v < n; v++) {
         c->rank[v] = INT32_MAX;
@@ -943,6 +942,20 @@ int rsc_ch_build(int32_t node_count, const int32_t *starts, const int32_t *targe
         if (starts[v + 1] < starts[v]) return RSC_EINVAL;
     for (int32_t k = 0; k < starts[node_count]; k++)
         if (targets[k] < 0 || targets[k] >= node_count || costs[k] < 0) return RSC_EINVAL;
+    const char *dump = getenv("RSC_CH_DUMP"); /* diagnostics: write the input graph (see cshims_ch.h) */
+    if (dump) {
+        FILE *f = fopen(dump, "wb");
+        if (f) {
+            const int32_t m = starts[node_count];
+            fwrite(&node_count, 4, 1, f);
+            fwrite(&m, 4, 1, f);
+            fwrite(starts, 4, (size_t)node_count + 1, f);
+            fwrite(targets, 4, (size_t)m, f);
+            fwrite(costs, 4, (size_t)m, f);
+            fclose(f);
+        }
+        return RSC_ECANCELED;
+    }
     ch c;
     memset(&c, 0, sizeof(c));
     c.n = node_count;

@@ -14,7 +14,9 @@
  * Diagnostics and tuning through the environment (read by rsc_ch_build): RSC_CH_TRACE=1 prints per-phase times to
  * stderr; RSC_CH_LIMITS="sim_settle,sim_hops,con_settle,con_hops" overrides the witness bounds; RSC_CH_TAIL=k
  * switches to the serial tail once a round selects fewer than 1/k of the nodes left; RSC_CH_CORE_DEGREE=d overrides
- * core_degree (0: contract every node).
+ * core_degree (0: contract every node); RSC_CH_DUMP=path writes the input graph to path (little-endian int32: node
+ * count, link count, starts, targets, costs) and returns RSC_ECANCELED without building, for offline tuning with
+ * scripts/ch_offline.c.
  */
 #ifndef ROADSNAP_CSHIMS_CH_H
 #define ROADSNAP_CSHIMS_CH_H

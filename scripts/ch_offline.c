@@ -1,0 +1,191 @@
+/*
+ * Offline tuning of the routing contraction (CShims/contract.c) without rebuilding the Swift package: builds a
+ * hierarchy from a graph written by RSC_CH_DUMP, checks it against Dijkstra and times pure-C queries.
+ *
+ *   RSC_CH_DUMP=/tmp/t4.bin .build/release/Benchmarks preprocess tiles=4 grid=   # writes the turn graph, stops
+ *   cc -O2 -ICShims/include scripts/ch_offline.c CShims/contract.c -o /tmp/ch_offline -lpthread
+ *   [RSC_CH_TRACE=1 RSC_CH_LIMITS=... RSC_CH_CORE_DEGREE=...] /tmp/ch_offline /tmp/t4.bin [threads] [core] [sources]
+ *
+ * Prints build time, shortcuts, core size, then `sources` random sources x 20 random targets: hierarchy cost (node to
+ * node, bidirectional upward search with stall-on-demand) against a full Dijkstra per source, and query p50/p99.
+ * Dump format (little endian int32): node count n, link count m, starts[n + 1], targets[m], costs[m].
+ */
+#include "cshims.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct {
+    int64_t key;
+    int32_t node; /* 2 * node + side (0 forward, 1 backward) in queries */
+} item;
+
+static item *heap;
+static size_t heap_len;
+
+static void push(int64_t key, int32_t node) {
+    size_t i = heap_len++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (heap[p].key <= key) break;
+        heap[i] = heap[p];
+        i = p;
+    }
+    heap[i] = (item){key, node};
+}
+
+static item pop(void) {
+    item top = heap[0], last = heap[--heap_len];
+    size_t n = heap_len, i = 0;
+    if (n == 0) return top;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n) break;
+        if (k + 1 < n && heap[k + 1].key < heap[k].key) k++;
+        if (heap[k].key >= last.key) break;
+        heap[i] = heap[k];
+        i = k;
+    }
+    heap[i] = last;
+    return top;
+}
+
+static uint64_t state = 88172645463325252ULL;
+static uint64_t next_random(void) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int read_all(FILE *f, void *p, size_t size, size_t count) { return fread(p, size, count, f) == count; }
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s DUMP [threads] [core_degree] [sources]\n", argv[0]);
+        return 2;
+    }
+    FILE *f = fopen(argv[1], "rb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot open\n", argv[1]);
+        return 1;
+    }
+    int32_t n = 0, m = 0;
+    if (!read_all(f, &n, 4, 1) || !read_all(f, &m, 4, 1) || n <= 0 || m < 0) {
+        fprintf(stderr, "%s: bad header\n", argv[1]);
+        return 1;
+    }
+    int32_t *starts = malloc(4 * ((size_t)n + 1)), *targets = malloc(4 * (size_t)m + 4), *costs = malloc(4 * (size_t)m + 4);
+    if (!starts || !targets || !costs || !read_all(f, starts, 4, (size_t)n + 1) || !read_all(f, targets, 4, (size_t)m) ||
+        !read_all(f, costs, 4, (size_t)m)) {
+        fprintf(stderr, "%s: truncated\n", argv[1]);
+        return 1;
+    }
+    fclose(f);
+    rsc_ch_options o;
+    memset(&o, 0, sizeof o);
+    o.threads = argc > 2 ? atoi(argv[2]) : 1;
+    o.core_degree = argc > 3 ? atoi(argv[3]) : 0;
+    const int sources = argc > 4 ? atoi(argv[4]) : 50;
+    rsc_ch_result r;
+    const double t0 = now();
+    const int e = rsc_ch_build(n, starts, targets, costs, &o, &r);
+    const double t1 = now();
+    if (e) {
+        fprintf(stderr, "build failed: %d\n", e);
+        return 1;
+    }
+    printf("nodes %d links %d build %.3f s (%.0f nodes/s) shortcuts %lld core %d rounds %d up %d down %d\n", n, m, t1 - t0,
+           n / (t1 - t0), (long long)r.shortcut_count, r.core_size, r.rounds, r.up_count, r.down_count);
+    heap = malloc(sizeof(item) * ((size_t)m + (size_t)r.up_count + (size_t)r.down_count + 16));
+    int64_t *dist = malloc(8 * (size_t)n), *fwd = malloc(8 * (size_t)n), *bwd = malloc(8 * (size_t)n);
+    int32_t *touched = malloc(4 * (size_t)n);
+    double *times = malloc(sizeof(double) * (size_t)sources * 20 + 8);
+    for (int32_t i = 0; i < n; i++) fwd[i] = bwd[i] = INT64_MAX;
+    int mismatches = 0, queries = 0;
+    long settled = 0;
+    for (int p = 0; p < sources; p++) {
+        const int32_t s = (int32_t)(next_random() % (uint64_t)n);
+        for (int32_t i = 0; i < n; i++) dist[i] = INT64_MAX;
+        heap_len = 0;
+        dist[s] = 0;
+        push(0, s);
+        while (heap_len) {
+            item x = pop();
+            if (x.key > dist[x.node]) continue;
+            for (int32_t k = starts[x.node]; k < starts[x.node + 1]; k++) {
+                const int64_t y = x.key + costs[k];
+                if (y < dist[targets[k]]) {
+                    dist[targets[k]] = y;
+                    push(y, targets[k]);
+                }
+            }
+        }
+        for (int q = 0; q < 20; q++) {
+            const int32_t t = (int32_t)(next_random() % (uint64_t)n);
+            const double a = now();
+            int32_t nt = 0;
+            heap_len = 0;
+            fwd[s] = 0;
+            touched[nt++] = s;
+            push(0, 2 * s);
+            if (bwd[t] == INT64_MAX && t != s) touched[nt++] = t;
+            bwd[t] = 0;
+            push(0, 2 * t + 1);
+            int64_t best = INT64_MAX;
+            while (heap_len) {
+                const item x = pop();
+                if (x.key >= best) break;
+                const int32_t v = x.node >> 1;
+                const int backward = x.node & 1;
+                int64_t *mine = backward ? bwd : fwd, *other = backward ? fwd : bwd;
+                if (x.key > mine[v]) continue;
+                settled++;
+                if (other[v] != INT64_MAX && x.key + other[v] < best) best = x.key + other[v];
+                /* Stall on demand: a higher node reaches v cheaper. Then relax upward (forward) or downward links. */
+                const int32_t *stall_start = backward ? r.up_start : r.down_start;
+                const int32_t *stall_node = backward ? r.up_target : r.down_source;
+                const int32_t *stall_cost = backward ? r.up_cost : r.down_cost;
+                int stalled = 0;
+                for (int32_t k = stall_start[v]; k < stall_start[v + 1] && !stalled; k++)
+                    stalled = mine[stall_node[k]] != INT64_MAX && mine[stall_node[k]] + stall_cost[k] < x.key;
+                if (stalled) continue;
+                const int32_t *go_start = backward ? r.down_start : r.up_start;
+                const int32_t *go_node = backward ? r.down_source : r.up_target;
+                const int32_t *go_cost = backward ? r.down_cost : r.up_cost;
+                for (int32_t k = go_start[v]; k < go_start[v + 1]; k++) {
+                    const int32_t w = go_node[k];
+                    const int64_t y = x.key + go_cost[k];
+                    if (y < mine[w]) {
+                        if (fwd[w] == INT64_MAX && bwd[w] == INT64_MAX) touched[nt++] = w;
+                        mine[w] = y;
+                        push(y, 2 * w + backward);
+                    }
+                }
+            }
+            for (int32_t i = 0; i < nt; i++) fwd[touched[i]] = bwd[touched[i]] = INT64_MAX;
+            times[queries++] = now() - a;
+            if (best != dist[t] && ++mismatches <= 5)
+                printf("mismatch %d -> %d: hierarchy %lld, Dijkstra %lld\n", s, t, (long long)best, (long long)dist[t]);
+        }
+    }
+    qsort(times, (size_t)queries, sizeof(double), by_value);
+    if (queries > 0)
+        printf("queries %d mismatches %d p50 %.3f ms p99 %.3f ms settled %.0f per query\n", queries, mismatches,
+               times[queries / 2] * 1e3, times[queries * 99 / 100] * 1e3, (double)settled / queries);
+    rsc_ch_result_free(&r);
+    return mismatches ? 1 : 0;
+}
