@@ -11,7 +11,8 @@ USAGE (the peers' venv, see ../shared/tools/peers/match_peers.py SETUP):
   /tmp/roadsnap-peers/.venv/bin/python Benchmarks/peers/compare_kubicka.py BIN WORK SRC_DIR [SRC_DIR...]
         [--rates 1,10,30,60] [--peers osrm_mld,valhalla,fastmm] [--ids a,b] [--no-peers] [--reuse-peers]
   SRC_DIR holds <id>/<id>.{nodes,arcs,route,track} folders (subset/, and more50.tar.xz unpacked outside the repo).
-Prints per rate the length-weighted and mean route mismatch of every matcher and the peers' points/s, and writes
+Prints per rate the length-weighted and mean route mismatch of every matcher and the peers' points/s (by the wall
+clock, and by CPU time: each track's wall time scaled by its run's CPU share), and writes
 WORK/compare.json with the per-track figures.
 """
 import argparse
@@ -135,14 +136,20 @@ def main():
                 mp.match(margs)
             for p in peers:
                 try:
-                    recs = json.loads((work / "out" / tid / f"{p}.json").read_text())["tracks"]
-                except (OSError, ValueError):
-                    recs = []
+                    doc = json.loads((work / "out" / tid / f"{p}.json").read_text())
+                    recs = doc["tracks"]
+                    summ = doc.get("summary") or {}
+                    # match_peers.py times each track by the wall clock and the whole run also by CPU time: scale
+                    # the tracks' wall times by the run's CPU share, so a loaded machine does not deflate points/s.
+                    share = summ["match_cpu_s"] / summ["match_s"] if summ.get("match_s") else 1.0
+                except (OSError, ValueError, KeyError):
+                    recs, share = [], 1.0
                 for rec in recs:
                     r = int(rec["id"].split("@")[1])
                     acc = res[p][r]
                     acc["pts"] += rec["n"]
                     acc["s"] += rec["match_s"]
+                    acc["cpu"] = acc.get("cpu", 0.0) + rec["match_s"] * share
                     sc = rec.get("score")
                     if sc and sc.get("route_mismatch") is not None:
                         acc["d"] += sc["d_minus_m"] + sc["d_plus_m"]
@@ -158,7 +165,8 @@ def main():
             if not acc["d0"]:
                 continue
             mean = sum(acc["tracks"].values()) / max(1, len(acc["tracks"]))
-            rate = f", {acc['pts'] / acc['s']:.0f} pts/s" if acc["s"] else ""
+            rate = (f", {acc['pts'] / acc['s']:.0f} pts/s, ~{acc['pts'] / acc['cpu']:.0f} by CPU time"
+                    if acc["s"] and acc.get("cpu") else "")
             cells.append(f"{m} {100 * acc['d'] / acc['d0']:.2f}% [{100 * mean:.2f}%] ({len(acc['tracks'])} tracks{rate})")
         print(f"{r:>3d} s: " + "; ".join(cells))
     (work / "compare.json").write_text(json.dumps(res, indent=1))
