@@ -68,28 +68,28 @@ void emit(dom::element e, rsc_json *out) {
     }
     case dom::element_type::INT64: {
         int64_t v = 0;
-        (void)e.get(v);
+        if (e.get(v) != SUCCESS) throw std::runtime_error("value");
         n.kind = RSC_JSON_INT;
         n.payload = (uint64_t)v;
         break;
     }
     case dom::element_type::UINT64: {
         uint64_t v = 0;
-        (void)e.get(v);
+        if (e.get(v) != SUCCESS) throw std::runtime_error("value");
         n.kind = RSC_JSON_DOUBLE;
         n.payload = bits((double)v);
         break;
     }
     case dom::element_type::DOUBLE: {
         double v = 0;
-        (void)e.get(v);
+        if (e.get(v) != SUCCESS) throw std::runtime_error("value");
         n.kind = RSC_JSON_DOUBLE;
         n.payload = bits(v);
         break;
     }
     case dom::element_type::STRING: {
         std::string_view s;
-        (void)e.get(s);
+        if (e.get(s) != SUCCESS) throw std::runtime_error("value");
         n.kind = RSC_JSON_STRING;
         n.count = (uint32_t)s.size();
         n.payload = out->text.size();
@@ -98,7 +98,7 @@ void emit(dom::element e, rsc_json *out) {
     }
     case dom::element_type::BOOL: {
         bool b = false;
-        (void)e.get(b);
+        if (e.get(b) != SUCCESS) throw std::runtime_error("value");
         n.kind = b ? RSC_JSON_TRUE : RSC_JSON_FALSE;
         break;
     }
