@@ -770,12 +770,18 @@ static int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
 
 /* Whether a scored layer (count states at state_n, rsc_transition result r) should be searched again wider: no state
  * is reachable, or the best one is reached only by turning back (a U-turn or falling back along its arc). */
+/* The index of the best reachable state of a layer, or -1 when none is reachable. */
+static int rsc_best_state(const rsc_state *layer, int count) {
+    int best = -1;
+    for (int j = 0; j < count; j++)
+        if (layer[j].score > -INFINITY && (best < 0 || layer[j].score > layer[best].score)) best = j;
+    return best;
+}
+
 static int rsc_needs_recovery(const rsc_matcher *m, int count, int r) {
     if (r == 0) return 1;
     const rsc_state *cur = &m->states[m->state_n];
-    int best = -1;
-    for (int j = 0; j < count; j++)
-        if (cur[j].score > -INFINITY && (best < 0 || cur[j].score > cur[best].score)) best = j;
+    int best = rsc_best_state(cur, count);
     return best >= 0 && cur[best].pen > 0;
 }
 
@@ -1010,9 +1016,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
                     r2 = rsc_transition(m, prev, wide);
                     if (r2 > 0) {
                         const rsc_state *w = &m->states[m->state_n];
-                        int best = -1;
-                        for (int j = 0; j < wide; j++)
-                            if (w[j].score > -INFINITY && (best < 0 || w[j].score > w[best].score)) best = j;
+                        int best = rsc_best_state(w, wide);
                         int known = 0;
                         double was = -INFINITY;
                         for (int j = 0; j < count; j++) {
