@@ -95,9 +95,7 @@ enum RoutingTestData {
         var compared = 0
         for _ in 0..<40 {
             func random() -> Waypoint {
-                Waypoint(coordinate: GeoCoordinate(
-                    uncheckedLatitude: Double.random(in: b.minLatitude...b.maxLatitude, using: &rng),
-                    longitude: Double.random(in: b.minLongitude...b.maxLongitude, using: &rng)))
+                Waypoint(coordinate: b.randomCoordinate(using: &rng))
             }
             let a = random(), z = random()
             let c1 = fast.cost(from: a, to: z), c2 = slow.cost(from: a, to: z)

@@ -12,8 +12,7 @@ import Testing
         let b = network.bounds
         var mismatches = 0, nonEmpty = 0
         for i in 0..<10_000 {
-            let c = GeoCoordinate(uncheckedLatitude: Double.random(in: b.minLatitude...b.maxLatitude, using: &rng),
-                                  longitude: Double.random(in: b.minLongitude...b.maxLongitude, using: &rng))
+            let c = b.randomCoordinate(using: &rng)
             let radius = i % 4 == 0 ? 25.0 : 50.0
             let p = snapper.project(c)
             let fast = snapper.query.candidates(near: p, radius: radius, method: method)
@@ -34,8 +33,7 @@ import Testing
         let b = network.bounds
         var found = 0
         for _ in 0..<2_000 {
-            let c = GeoCoordinate(uncheckedLatitude: Double.random(in: b.minLatitude...b.maxLatitude, using: &rng),
-                                  longitude: Double.random(in: b.minLongitude...b.maxLongitude, using: &rng))
+            let c = b.randomCoordinate(using: &rng)
             let p = snapper.project(c)
             let slow = snapper.query.candidates(near: p, radius: 40, method: .bruteForce).map(\.distance).min()
             #expect(snapper.query.nearestDistance(to: p, radius: 40) == slow)
@@ -50,8 +48,7 @@ import Testing
         var rng = SeededGenerator(seed: 5)
         let b = network.bounds
         for _ in 0..<500 {
-            let c = GeoCoordinate(uncheckedLatitude: Double.random(in: b.minLatitude...b.maxLatitude, using: &rng),
-                                  longitude: Double.random(in: b.minLongitude...b.maxLongitude, using: &rng))
+            let c = b.randomCoordinate(using: &rng)
             let p = snapper.project(c)
             #expect(snapper.query.candidates(near: p, radius: 120, method: .cached)
                     == snapper.query.candidates(near: p, radius: 120, method: .bruteForce))
@@ -99,8 +96,7 @@ import Testing
         var rng = SeededGenerator(seed: 11)
         let b = network.bounds
         let fixes = (0..<2000).map { i in
-            Fix(coordinate: GeoCoordinate(uncheckedLatitude: Double.random(in: b.minLatitude...b.maxLatitude, using: &rng),
-                                          longitude: Double.random(in: b.minLongitude...b.maxLongitude, using: &rng)),
+            Fix(coordinate: b.randomCoordinate(using: &rng),
                 course: i % 2 == 0 ? Double.random(in: 0..<360, using: &rng) : nil)
         }
         let batch = try snapper.snap(fixes)
@@ -133,8 +129,7 @@ import Testing
         let b = bellevue.bounds
         var nonEmpty = 0
         for i in 0..<10_000 {
-            let c = GeoCoordinate(uncheckedLatitude: Double.random(in: b.minLatitude...b.maxLatitude, using: &rng),
-                                  longitude: Double.random(in: b.minLongitude...b.maxLongitude, using: &rng))
+            let c = b.randomCoordinate(using: &rng)
             let p = snapper.project(c)
             let radius = i % 3 == 0 ? 20.0 : 50.0
             let fast = snapper.query.candidates(near: p, radius: radius, method: .cached)

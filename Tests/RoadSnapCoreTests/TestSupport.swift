@@ -74,3 +74,11 @@ enum TestData {
 
 /// Deterministic random numbers so tests repeat exactly.
 typealias SeededGenerator = SplitMix64
+
+extension GeoBoundingBox {
+    /// A uniformly random coordinate inside the box (latitude drawn first, then longitude).
+    func randomCoordinate<G: RandomNumberGenerator>(using rng: inout G) -> GeoCoordinate {
+        GeoCoordinate(uncheckedLatitude: Double.random(in: minLatitude...maxLatitude, using: &rng),
+                      longitude: Double.random(in: minLongitude...maxLongitude, using: &rng))
+    }
+}

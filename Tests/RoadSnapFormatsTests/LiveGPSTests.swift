@@ -63,8 +63,14 @@ import Testing
 
     /// A free TCP port on the loopback interface.
     static func freePort() throws -> UInt16 {
+        let (fd, port) = try bindLoopback(listening: false)
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to a free port of the loopback interface (listening, if asked); returns it and its port.
+    static func bindLoopback(listening: Bool) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = 0
@@ -73,29 +79,20 @@ import Testing
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
         }
-        guard bound == 0 else { throw RoadSnapError.internalError("cannot bind a free port") }
+        guard bound == 0, !listening || listen(fd, 1) == 0 else {
+            close(fd)
+            throw RoadSnapError.internalError(listening ? "cannot listen" : "cannot bind a free port")
+        }
         _ = withUnsafeMutablePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
         }
-        return UInt16(bigEndian: addr.sin_port)
+        return (fd, UInt16(bigEndian: addr.sin_port))
     }
 
     /// A TCP listener on the loopback that answers its first client with `reply` (after reading what the client
     /// sends first) and closes: a service that is not gpsd, or a gpsd that reports an error. Returns its port.
     static func serveOnce(_ reply: String) throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = 0
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
-        }
-        guard bound == 0, listen(fd, 1) == 0 else { close(fd); throw RoadSnapError.internalError("cannot listen") }
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
+        let (fd, port) = try bindLoopback(listening: true)
         Thread.detachNewThread {
             let client = accept(fd, nil, nil)
             if client >= 0 {
@@ -107,7 +104,7 @@ import Testing
             }
             close(fd)
         }
-        return UInt16(bigEndian: addr.sin_port)
+        return port
     }
 
     /// The gpsd client's faults say what to fix: nothing listening, a port that is not gpsd (an HTTP server's
