@@ -147,7 +147,7 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
     @Test func stationaryFixesMakeNoLoop() throws {
         let map = NodeMap("a b c d e f", grid: 20)
         let network = try map.network([("abcdef", false)])
-        guard let b = map.positions["b"], let c = map.positions["c"], let d = map.positions["d"] else { return }
+        let b = try #require(map.positions["b"]), c = try #require(map.positions["c"]), d = try #require(map.positions["d"])
         // Standing at c with jitter back and forth along the road, then driving on.
         var fixes = [Fix(coordinate: b), Fix(coordinate: c)]
         for k in 0..<10 {
@@ -243,5 +243,12 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
         #expect(!graph.isTurnAllowed(from: RoadGraph.arc(edge: west, forward: true), to: northArc))
         let result = try MapMatcher(network: network, graph: graph).match(map.track("wcn", times: [0, 10, 20]))
         #expect(!Self.turnsLeft(result, network))
+        // Not by matching nothing: every fix is still on its road, the track split where the turn is forbidden (or
+        // driven round by the east arm), and no sub-match is empty.
+        #expect(result.fixes.allSatisfy { $0 != nil })
+        let ways = result.fixes.map { $0.map { network.edges[$0.edge].sourceID } }
+        #expect(ways == [.osmWay(1), .osmWay(1), .osmWay(2)] || ways == [.osmWay(1), .osmWay(3), .osmWay(2)],
+                "\(ways)")
+        #expect(!result.subMatches.isEmpty && result.subMatches.allSatisfy { !$0.edges.isEmpty })
     }
 }
