@@ -108,6 +108,10 @@ struct rsc_matcher {
     const rsc_match_params *p;
     const double *x, *y, *t, *course, *speed;
     size_t n;
+    /* Stream (rsc_stream): arcs of the current route (route_arc[arc] != 0, arc_count entries) get route_bonus added to
+     * their emission; NULL in batch runs. */
+    uint8_t *route_arc;
+    double route_bonus;
 };
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -189,5 +193,14 @@ RSC_HIDDEN int rsc_commit(rsc_matcher *m, size_t f, int count);
 /* match_viterbi.c: ends the current sub-match at its last layer: backtracks, writes per-fix results (held fixes
  * too), the path and the statistics. 0 on out of memory. */
 RSC_HIDDEN int rsc_finalize(rsc_matcher *m, int32_t sub_index);
+
+/* match.c: the one step of the batch run and the stream: scores fix f (valid, not held) against the current
+ * sub-match (`recent`: the latest fix held or scored in it, unused while it has no layer). Returns one of: */
+#define RSC_STEP_NONE 0        /* no candidate: the fix stays unmatched, nothing changed */
+#define RSC_STEP_COMMITTED 1   /* its layer is committed (the first of a new sub-match when there was none) */
+#define RSC_STEP_UNREACHABLE 2 /* no state reachable: an outlier, or the sub-match ends before it */
+#define RSC_STEP_GAP 3         /* a time gap with little progress: the sub-match ends before it */
+/* or RSC_ENOMEM. */
+RSC_HIDDEN int rsc_step(rsc_matcher *m, size_t f, int32_t recent);
 
 #endif

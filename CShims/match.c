@@ -33,6 +33,7 @@ void rsc_matcher_destroy(rsc_matcher *m) {
     free(m->cands); free(m->states); free(m->layers); free(m->c_stamp); free(m->c_start); free(m->c_count);
     free(m->c_bound); free(m->entries); free(m->d_stamp); free(m->d_best); free(m->heap); free(m->t_stamp);
     free(m->t_idx); free(m->fixes); free(m->subs); free(m->path); free(m->chain); free(m->held_fix); free(m->held_layer);
+    free(m->route_arc);
     free(m);
 }
 
@@ -41,13 +42,91 @@ const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *m) { return m->subs; }
 const rsc_path_step *rsc_matcher_path(const rsc_matcher *m) { return m->path; }
 size_t rsc_matcher_path_count(const rsc_matcher *m) { return m->path_n; }
 
+/* Scores fix f (valid, not held) against the current sub-match: builds its layer and, when the sub-match has a layer
+ * already, checks the time gap from fix `recent` (the latest fix held or scored in the sub-match), scores the
+ * transition (searching again wider when needed) and commits the layer when some state is reachable. The one step
+ * of the batch run (rsc_matcher_run) and the stream (rsc_stream_push). */
+int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
+    const rsc_match_params *p = m->p;
+    const double *x = m->x, *y = m->y, *time = m->t;
+    int count = rsc_build_layer(m, f, p->radius, p->max_candidates);
+    if (count < 0) return RSC_ENOMEM;
+    if (count == 0) return RSC_STEP_NONE;
+    if (m->layer_n == 0) {
+        rsc_state *cur = &m->states[m->state_n];
+        for (int j = 0; j < count; j++) cur[j].score = cur[j].emission;
+        if (!rsc_commit(m, f, count)) return RSC_ENOMEM;
+        return RSC_STEP_COMMITTED;
+    }
+    const rsc_layer *prev = &m->layers[m->layer_n - 1];
+    int split = 0;
+    if (p->max_gap > 0 && time && isfinite(time[f]) && isfinite(time[recent]) &&
+        time[f] - time[recent] > p->max_gap) {
+        /* A long pause where the vehicle stayed put (within 2 sigma) is a stop, and one over which it made
+         * steady progress is bridged by a route; a gap with little progress (it wandered or parked) splits. */
+        double gx = x[f] - x[recent], gy = y[f] - y[recent];
+        double moved = sqrt(gx * gx + gy * gy);
+        split = moved > 2.0 * p->sigma && moved < p->gap_min_speed * (time[f] - time[recent]);
+    }
+    if (!split) {
+        int r = rsc_transition(m, prev, count);
+        if (r < 0) return RSC_ENOMEM;
+        if (p->recovery_radius > 0 && rsc_needs_recovery(m, count, r)) {
+            /* The road driven may lie beyond the radius, or beyond the nearest roads (an interchange crowded
+             * with ramps), while a road the other way is near: search again, as far as the recovery radius and
+             * for twice as many roads, in a layer built after this one. It is taken when its best state is a
+             * road the first search missed, reached without turning back, and beats the best state before by
+             * e^10 (when none was reachable: by a route within the recovery radius of the straight distance);
+             * otherwise the layer stays as it was (noise alone makes fixes fall back now and then, and a far road
+             * must not win on one such fix). */
+            size_t keep = m->state_n;
+            m->state_n += (size_t)count;
+            int wide = rsc_build_layer(m, f, p->recovery_radius > p->radius ? p->recovery_radius : p->radius,
+                                       2 * p->max_candidates);
+            int r2 = 0, take = 0;
+            if (wide > count) {
+                r2 = rsc_transition(m, prev, wide);
+                if (r2 > 0) {
+                    const rsc_state *w = &m->states[m->state_n];
+                    int best = rsc_best_state(w, wide);
+                    int known = 0;
+                    double was = -INFINITY;
+                    for (int j = 0; j < count; j++) {
+                        const rsc_state *o = &m->states[keep + (size_t)j];
+                        if (o->score > was) was = o->score;
+                        if (best >= 0 && o->arc == w[best].arc) known = 1;
+                    }
+                    take = best >= 0 && !known && w[best].pen <= 0 && w[best].score > was + 10.0;
+                    /* a chain joined up again must not be joined by a detour (noise breaks chains too) */
+                    if (take && r == 0 && fabs(w[best].route - w[best].gc) > p->recovery_radius) take = 0;
+                }
+            }
+            m->state_n = keep;
+            if (wide < 0 || r2 < 0) return RSC_ENOMEM;
+            if (take) {
+                memmove(&m->states[keep], &m->states[keep + (size_t)count], (size_t)wide * sizeof(rsc_state));
+                count = wide;
+                r = r2;
+            }
+        }
+        if (r > 0) {
+            /* renormalise to keep scores near zero */
+            rsc_state *cur = &m->states[m->state_n];
+            double top = -INFINITY;
+            for (int j = 0; j < count; j++) if (cur[j].score > top) top = cur[j].score;
+            for (int j = 0; j < count; j++) cur[j].score -= top;
+            if (!rsc_commit(m, f, count)) return RSC_ENOMEM;
+            return RSC_STEP_COMMITTED;
+        }
+        return RSC_STEP_UNREACHABLE;
+    }
+    return RSC_STEP_GAP;
+}
+
 int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const double *x, const double *y,
                     const double *time, const double *course, const double *speed) {
     if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX) return RSC_EINVAL;
-    if (!(p->sigma > 0) || !(p->beta > 0) || !(p->radius > 0) || p->max_candidates < 1 || !(p->heading_sigma > 0) ||
-        !(p->distance_factor >= 1) || !(p->search_floor >= 0) || !(p->beam > 0) || p->max_outliers < 0 ||
-        !(p->uturn_penalty >= 0) || !(p->backward_tolerance >= 0) || !(p->beta_per_second >= 0) || !(p->min_fix_distance >= 0) || !(p->gap_min_speed >= 0) || !(p->disconnect_margin > 0) || !(p->joint_interval >= 0) || !(p->joint_beam > 0) || !(p->recovery_radius >= 0))
-        return RSC_EINVAL;
+    if (rsc_match_params_check(p, NULL, 0) != RSC_OK) return RSC_EINVAL;
     m->p = p;
     m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->n = n;
     if (!RSC_GROW(m->fixes, m->fix_cap, n ? n : 1)) return RSC_ENOMEM;
@@ -99,86 +178,25 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
                 continue;
             }
         }
-        int count = rsc_build_layer(m, f, p->radius, p->max_candidates);
-        if (count < 0) return RSC_ENOMEM;
-        if (count == 0) { f++; continue; }
-        if (m->layer_n == 0) {
-            rsc_state *cur = &m->states[m->state_n];
-            for (int j = 0; j < count; j++) cur[j].score = cur[j].emission;
-            if (!rsc_commit(m, f, count)) return RSC_ENOMEM;
+        /* The gap is measured from the latest fix held or scored in this sub-match. */
+        int32_t recent = -1;
+        if (m->layer_n > 0) {
+            int32_t lf = m->layers[m->layer_n - 1].fix;
+            recent = m->held_n > 0 && m->held_fix[m->held_n - 1] > lf ? m->held_fix[m->held_n - 1] : lf;
+        }
+        int st = rsc_step(m, f, recent);
+        if (st < 0) return RSC_ENOMEM;
+        if (st == RSC_STEP_NONE) { f++; continue; }
+        if (st == RSC_STEP_COMMITTED) {
+            pending = 0;
             f++;
             continue;
         }
-        const rsc_layer *prev = &m->layers[m->layer_n - 1];
-        int split = 0;
-        /* The gap is measured from the latest fix held or scored in this sub-match. */
-        int32_t recent = m->held_n > 0 && m->held_fix[m->held_n - 1] > prev->fix ? m->held_fix[m->held_n - 1] : prev->fix;
-        if (p->max_gap > 0 && time && isfinite(time[f]) && isfinite(time[recent]) &&
-            time[f] - time[recent] > p->max_gap) {
-            /* A long pause where the vehicle stayed put (within 2 sigma) is a stop, and one over which it made
-             * steady progress is bridged by a route; a gap with little progress (it wandered or parked) splits. */
-            double gx = x[f] - x[recent], gy = y[f] - y[recent];
-            double moved = sqrt(gx * gx + gy * gy);
-            split = moved > 2.0 * p->sigma && moved < p->gap_min_speed * (time[f] - time[recent]);
-        }
-        if (!split) {
-            int r = rsc_transition(m, prev, count);
-            if (r < 0) return RSC_ENOMEM;
-            if (p->recovery_radius > 0 && rsc_needs_recovery(m, count, r)) {
-                /* The road driven may lie beyond the radius, or beyond the nearest roads (an interchange crowded
-                 * with ramps), while a road the other way is near: search again, as far as the recovery radius and
-                 * for twice as many roads, in a layer built after this one. It is taken when its best state is a
-                 * road the first search missed, reached without turning back, and beats the best state before by
-                 * e^10 (when none was reachable: by a route within the recovery radius of the straight distance);
-                 * otherwise the layer stays as it was (noise alone makes fixes fall back now and then, and a far road
-                 * must not win on one such fix). */
-                size_t keep = m->state_n;
-                m->state_n += (size_t)count;
-                int wide = rsc_build_layer(m, f, p->recovery_radius > p->radius ? p->recovery_radius : p->radius,
-                                           2 * p->max_candidates);
-                int r2 = 0, take = 0;
-                if (wide > count) {
-                    r2 = rsc_transition(m, prev, wide);
-                    if (r2 > 0) {
-                        const rsc_state *w = &m->states[m->state_n];
-                        int best = rsc_best_state(w, wide);
-                        int known = 0;
-                        double was = -INFINITY;
-                        for (int j = 0; j < count; j++) {
-                            const rsc_state *o = &m->states[keep + (size_t)j];
-                            if (o->score > was) was = o->score;
-                            if (best >= 0 && o->arc == w[best].arc) known = 1;
-                        }
-                        take = best >= 0 && !known && w[best].pen <= 0 && w[best].score > was + 10.0;
-                        /* a chain joined up again must not be joined by a detour (noise breaks chains too) */
-                        if (take && r == 0 && fabs(w[best].route - w[best].gc) > p->recovery_radius) take = 0;
-                    }
-                }
-                m->state_n = keep;
-                if (wide < 0 || r2 < 0) return RSC_ENOMEM;
-                if (take) {
-                    memmove(&m->states[keep], &m->states[keep + (size_t)count], (size_t)wide * sizeof(rsc_state));
-                    count = wide;
-                    r = r2;
-                }
-            }
-            if (r > 0) {
-                /* renormalise to keep scores near zero */
-                rsc_state *cur = &m->states[m->state_n];
-                double top = -INFINITY;
-                for (int j = 0; j < count; j++) if (cur[j].score > top) top = cur[j].score;
-                for (int j = 0; j < count; j++) cur[j].score -= top;
-                if (!rsc_commit(m, f, count)) return RSC_ENOMEM;
-                pending = 0;
-                f++;
-                continue;
-            }
-            if (pending < p->max_outliers) {
-                if (pending == 0) pending_first = f;
-                pending++;
-                f++;
-                continue;
-            }
+        if (st == RSC_STEP_UNREACHABLE && pending < p->max_outliers) {
+            if (pending == 0) pending_first = f;
+            pending++;
+            f++;
+            continue;
         }
         /* Split: end the sub-match here and restart at the first unreachable fix. */
         if (!rsc_finalize(m, (int32_t)m->sub_n)) return RSC_ENOMEM;

@@ -54,6 +54,7 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
             /* Gaussian near the road, Laplacian tail beyond k sigma: a few fixes far off a poorly drawn road
              * do not force a detour. */
             s->emission = (k > 0 && z > k) ? -(k * z - 0.5 * k * k) : -0.5 * z * z;
+            if (m->route_arc && m->route_arc[arc]) s->emission += m->route_bonus;
             if (use_heading) {
                 double bearing = dir == 0 ? c->bearing : c->bearing + 180.0;
                 double d = rsc_angle_diff(m->course[f], bearing);
