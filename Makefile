@@ -88,10 +88,13 @@ capi-test: deps
 	$(CC) $(CAPI_CFLAGS) Tests/c/leak_canary.c -o $(CAPI_TEST_DIR)/leak_canary $$(pkg-config --cflags --libs roadsnap); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_libs.c -o $(CAPI_TEST_DIR)/test_libs $$(pkg-config --cflags --libs roadsnap); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_libs.c -o $(CAPI_TEST_DIR)/test_libs_static $$(pkg-config --static --cflags --libs roadsnap-static); \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_stream.c -o $(CAPI_TEST_DIR)/test_stream $$(pkg-config --cflags --libs roadsnap) -lm; \
 	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
 	$(SWIFT) build --product roadsnap
 	.build/debug/roadsnap compile --map Tests/RoadSnapCoreTests/Fixtures/osm/issue-70.osm.gz --out $(CAPI_TEST_DIR)/issue-70.rsmap
 	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
+	@# The streaming matcher against the batch one on the sample drive (rs_stream_matcher_*).
+	$(VALGRIND) $(CAPI_TEST_DIR)/test_stream $(CURDIR)
 	Tests/c/check-self-contained.sh $(CAPI_TEST_DIR)/prefix $(CAPI_TEST_DIR)/test_api_static $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap \
 	  -- $(CAPI_TEST_DIR)/test_api $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
 	@# Signals, log handler, threads and version macros, through the shared library (under valgrind) and the archive.

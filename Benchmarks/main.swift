@@ -11,6 +11,7 @@ let suites: [(String, ([String]) throws -> Void)] = [
     ("snap", SnapBenchmark.run),
     ("load", LoadBenchmark.run),
     ("match", MatchBenchmark.run),
+    ("stream", StreamBenchmark.run),
     ("route", RouteBenchmark.run),
     ("preprocess", PrepBenchmark.run),
     ("navigation", NavigationBenchmark.run),

@@ -691,6 +691,36 @@ rs_status rs_navigator_stop_simulation(rs_navigator *navigator);
  * Errors: RS_E_INVALID_ARGUMENT with the system clock. */
 rs_status rs_navigator_advance_clock(rs_navigator *navigator, double seconds);
 
+/* ---------------------------------------------------------------------------------------------------------------
+ * Streaming map matching: a live GNSS feed one fix at a time, on the same engine as rs_matcher_match (the same
+ * candidates, emission, transition and route search; one-ways and turn restrictions honoured), without the navigator.
+ * The answer for the newest fix is the best state now (lag 0); the answer for the fix `lag` pushes back (up to
+ * max_lag) is read off the best chain through it and settles as fixes arrive. Memory is bounded on an endless drive.
+ * --------------------------------------------------------------------------------------------------------------- */
+typedef struct rs_stream_matcher rs_stream_matcher;
+
+/* A streaming matcher on a map: options as for rs_matcher_create (NULL: defaults; estimate_sigma is refused, a live
+ * feed has no whole track to estimate from), answers up to max_lag (0..1024) fixes back. Errors:
+ * RS_E_INVALID_ARGUMENT for an option out of range. Creating is [thread-safe]; each stream is [one thread a time]. */
+rs_status rs_stream_matcher_create(const rs_map *map, const rs_match_options *options, int32_t max_lag,
+                                   rs_stream_matcher **out_matcher);
+
+/* Pushes the next fix (in time order). An invalid fix (NAN or out-of-range latitude/longitude) counts as an unmatched
+ * fix. No allocation per fix once the stream's buffers have grown to its lag window. [one thread a time] */
+rs_status rs_stream_matcher_push_fix(rs_stream_matcher *matcher, const rs_fix *fix);
+
+/* The answer for the fix pushed `lag` fixes before the newest (0: the newest) into *out: status RS_MATCH_MATCHED,
+ * RS_MATCH_UNMATCHED (no road near, or an outlier) or RS_MATCH_INVALID_FIX; sub_match is -1 and along NAN (a stream
+ * has no sub-matches). Errors: RS_E_INVALID_ARGUMENT when lag > max_lag or fewer fixes were pushed since the last
+ * reset. [one thread a time] */
+rs_status rs_stream_matcher_result(rs_stream_matcher *matcher, int32_t lag, rs_matched_fix *out);
+
+/* Forgets every fix pushed (after a long gap, or a jump of the feed). [one thread a time] */
+rs_status rs_stream_matcher_reset(rs_stream_matcher *matcher);
+
+/* Releases a streaming matcher; a call running on it on another thread finishes safely first. [thread-safe] */
+rs_status rs_stream_matcher_free(rs_stream_matcher *matcher);
+
 #ifdef __cplusplus
 }
 #endif

@@ -85,6 +85,13 @@ typedef struct rsc_match_params {
                               * driven may lie beyond the nearest roads while a road the other way is near */
 } rsc_match_params;
 
+/* The one validation of the parameters (CLI, Swift and C API all go through it, and rsc_matcher_run): every value
+ * finite (joint_interval may be +infinity: never join) and within its range, lower and upper bound (sigma (0, 1000] m,
+ * beta (0, 10000] m, radius (0, 10000] m, candidates 1..256, ...). Returns RSC_OK, or RSC_EINVAL with a message naming
+ * the first bad value, its range and the value given written to message[0 ..< size] (NUL-terminated, truncated to
+ * fit; message may be NULL). */
+int rsc_match_params_check(const rsc_match_params *params, char *message, size_t size);
+
 /* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier). */
 typedef struct rsc_match_fix {
     int32_t arc;
@@ -130,6 +137,38 @@ const rsc_match_fix *rsc_matcher_fixes(const rsc_matcher *matcher);
 const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *matcher);
 const rsc_path_step *rsc_matcher_path(const rsc_matcher *matcher);
 size_t rsc_matcher_path_count(const rsc_matcher *matcher);
+
+/* Incremental, lag-bounded matching on the same engine (the same candidates, emission, transition, route search and
+ * step as rsc_matcher_run) for a live feed: push one fix at a time; the answer for the newest fix is the best state of
+ * its layer (lag 0), the answer for the fix `lag` pushes back is read off the best chain through it (it settles as
+ * more fixes arrive). Held fixes (within min_fix_distance of the last scored one) take their layer's state; a fix
+ * without a candidate, or unreachable (an outlier, up to max_outliers in a row), is unmatched; a longer unreachable
+ * run or a time gap with little progress ends the chain and starts a new one at the fix (the answers of the fixes
+ * before are kept as they were). Memory is bounded: states, layers and route searches older than the lag window are
+ * released as the drive goes on. Not thread-safe; graph and query must outlive it. */
+typedef struct rsc_stream rsc_stream;
+/* A stream answering up to `max_lag` (0..1024) fixes back, with a copy of `params` (checked with
+ * rsc_match_params_check) and `route_bonus` (log units >= 0, finite) added to the emission of the current route's arcs
+ * (rsc_stream_set_route). Returns NULL on bad arguments or out of memory. */
+rsc_stream *rsc_stream_create(const rsc_match_graph *graph, struct rsc_query *query, const rsc_match_params *params,
+                              int32_t max_lag, double route_bonus);
+/* Frees a stream; NULL is a no-op. */
+void rsc_stream_destroy(rsc_stream *stream);
+/* Pushes one fix (local metres; time, course, speed NaN when unknown; a non-finite position is an unmatched fix).
+ * RSC_OK, RSC_EINVAL on NULL, RSC_ENOMEM (the stream is then reset). No allocation per fix once its buffers have grown
+ * to the lag window. */
+int rsc_stream_push(rsc_stream *stream, double x, double y, double time, double course, double speed);
+/* The answer for the fix pushed `lag` fixes before the newest (0: the newest), in *out (sub and path_index are -1;
+ * held as in rsc_match_fix). RSC_OK (out->arc -1: unmatched), RSC_EINVAL when lag > max_lag or fewer fixes were
+ * pushed since the last reset. */
+int rsc_stream_result(const rsc_stream *stream, int32_t lag, rsc_match_fix *out);
+/* Arcs of the current route (favoured by route_bonus); n = 0 clears it. Applies from the next push. RSC_OK or
+ * RSC_EINVAL (NULL, or an arc out of range). */
+int rsc_stream_set_route(rsc_stream *stream, const int32_t *arcs, size_t n);
+/* Forgets every fix and state (after a reroute or a long gap); the route stays. */
+void rsc_stream_reset(rsc_stream *stream);
+/* Bytes the stream holds in its growable buffers (for soak tests: stays flat on an endless drive). */
+size_t rsc_stream_memory(const rsc_stream *stream);
 
 #ifdef __cplusplus
 }

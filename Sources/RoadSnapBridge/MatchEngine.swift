@@ -7,6 +7,9 @@ public struct MatchParameters: Hashable, Sendable {
     /// Raise sigma to the track's own estimate (1.4826 × median nearest-road distance, from up to ~128 of its fixes)
     /// when that is larger: a noisy track is not forced through detours. Off: sigma is used as given.
     public var raiseSigmaToTrack: Bool = true
+    /// Take sigma from each track (`MapMatcher.estimateSigma`: 1.4826 × median nearest-road distance over all its
+    /// fixes) instead of the value given: `roadsnap match --sigma auto`, the C API's `estimate_sigma`.
+    public var sigmaFromTrack: Bool = false
     /// Beyond this many sigmas the emission's log-probability falls linearly instead of quadratically (robust to
     /// roads drawn off their true line); 0 keeps it Gaussian throughout.
     public var huber: Double = 2
@@ -69,22 +72,30 @@ public struct MatchParameters: Hashable, Sendable {
 
     public init() {}
 
-    /// Checks every value is in range.
+    /// The one sigma rule (CLI `--sigma M|auto`, the C API's `sigma` and `estimate_sigma`): a sigma given is used as
+    /// given (not raised to the track's estimate); `fromTrack` takes it from each track instead; neither keeps the
+    /// default, raised to the track's own estimate when larger. Checked by `validate`.
+    public mutating func chooseSigma(given: Double?, fromTrack: Bool) {
+        if let given {
+            sigma = given
+            raiseSigmaToTrack = false
+        }
+        sigmaFromTrack = fromTrack
+    }
+
+    /// Checks every value is finite and in its range, lower and upper bound (sigma in (0, 1000] m, beta in
+    /// (0, 10000] m, radius in (0, 10000] m, candidates 1...256, ...): the engine's one validation
+    /// (`rsc_match_params_check`), which the CLI, the Swift API and the C API all go through. The error names the
+    /// first bad value, its range and the value given.
     public func validate() throws(RoadSnapError) {
-        let problems: [(Bool, String)] = [
-            (sigma > 0 && sigma.isFinite, "sigma must be a positive number of metres, got \(sigma)"),
-            (beta > 0 && beta.isFinite, "beta must be a positive number of metres, got \(beta)"),
-            (radius > 0 && radius.isFinite, "radius must be a positive number of metres, got \(radius)"),
-            ((1...256).contains(maxCandidates), "candidates must be between 1 and 256, got \(maxCandidates)"),
-            (distanceFactor >= 1, "distance factor must be at least 1, got \(distanceFactor)"),
-            (searchFloor >= 0 && gapMinSpeed >= 0 && uturnPenalty >= 0 && backwardTolerance >= 0 && betaPerSecond >= 0,
-             "search floor, gap speed, U-turn penalty, backward tolerance and beta per second must not be negative"),
-            (headingSigma > 0 && beam > 0 && maxOutliers >= 0 && disconnectMargin > 0 && jointSearchBeam > 0,
-             "heading sigma, beam, joint search beam and disconnect margin must be positive"),
-            (huber >= 0 && (minFixDistance ?? 0) >= 0 && jointSearchInterval >= 0 && recoveryRadius >= 0,
-             "huber, minimum fix distance, joint search interval and recovery radius must not be negative"),
-        ]
-        if let bad = problems.first(where: { !$0.0 }) { throw .invalidArgument(bad.1) }
+        guard (-1_000_000...1_000_000).contains(maxCandidates), (-1_000_000...1_000_000).contains(maxOutliers) else {
+            throw .invalidArgument("candidates must be in [1, 256] roads and max outliers in [0, 100000] fixes, got "
+                                   + "\(maxCandidates) and \(maxOutliers)")
+        }
+        var params = raw
+        var message = [CChar](repeating: 0, count: 256)
+        guard rsc_match_params_check(&params, &message, message.count) != RSC_OK else { return }
+        throw .invalidArgument(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     var raw: rsc_match_params {

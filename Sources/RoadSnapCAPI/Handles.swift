@@ -3,7 +3,7 @@ import RoadSnapCHeader
 
 /// What a C handle refers to; part of the handle's bits so that a handle of one kind is refused by the others.
 enum HandleKind: UInt64, Sendable {
-    case map = 1, snapper = 2, matcher = 3, matchResult = 4, router = 5, route = 6, navigator = 7, track = 8
+    case map = 1, snapper = 2, matcher = 3, matchResult = 4, router = 5, route = 6, navigator = 7, track = 8, streamMatcher = 9
 
     var noun: String {
         switch self {
@@ -15,6 +15,7 @@ enum HandleKind: UInt64, Sendable {
         case .route: return "route"
         case .navigator: return "navigator"
         case .track: return "track"
+        case .streamMatcher: return "stream matcher"
         }
     }
 }

@@ -7,10 +7,7 @@ extension MatchParameters {
     /// Defaults overridden by the non-zero fields of C options.
     init(_ o: rs_match_options) {
         self.init()
-        if o.sigma != 0 {
-            sigma = o.sigma
-            raiseSigmaToTrack = false  // a sigma given is used as given, as `roadsnap match --sigma M`
-        }
+        chooseSigma(given: o.sigma != 0 ? o.sigma : nil, fromTrack: o.estimate_sigma != 0)
         if o.beta != 0 { beta = o.beta }
         if o.radius != 0 { radius = o.radius }
         if o.max_candidates != 0 { maxCandidates = Int(o.max_candidates) }
@@ -22,23 +19,15 @@ extension MatchParameters {
 final class MatcherObject: ExclusiveObject, HandleObject, @unchecked Sendable {
     let matcher: MapMatcher
     let base: MatchParameters
-    let estimateSigma: Bool
 
     init(map: MapObject, options: rs_match_options) throws(APIFailure) {
         let parameters = MatchParameters(options)
-        // Bounds of the C API on top of `MatchParameters.validate` (which checks signs): values a real track can use.
-        for (name, value, limit) in [("sigma", parameters.sigma, 1000.0), ("beta", parameters.beta, 10_000),
-                                     ("radius", parameters.radius, maxSnapRadius), ("max gap", parameters.maxGap, 1e7)]
-            where !(value.isFinite && value <= limit)
-        {
-            throw APIFailure(RS_E_INVALID_ARGUMENT, "\(name) \(value) must be a finite number up to \(limit)")
-        }
+        // Checked by MapMatcher.init (MatchParameters.validate, the engine's one validation).
         let graph = try map.matchGraph()
         matcher = try bridging { () throws(RoadSnapError) in
             try MapMatcher(network: map.network, graph: graph, parameters: parameters)
         }
         base = parameters
-        estimateSigma = options.estimate_sigma != 0
     }
 
     /// Matches the valid fixes among `fixes[0..<count]`; indices in the result are the caller's.
@@ -54,7 +43,6 @@ final class MatcherObject: ExclusiveObject, HandleObject, @unchecked Sendable {
         }
         let track = Track(name: "rs_matcher_match", fixes: valid)
         matcher.parameters = base
-        if estimateSigma, let s = matcher.estimateSigma(track) { matcher.parameters.sigma = s }
         let result = try bridging { () throws(RoadSnapError) in try matcher.match(track) }
         return MatchObject(result: result, track: track, network: matcher.network, slots: slots, fixCount: count)
     }

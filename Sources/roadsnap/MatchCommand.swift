@@ -51,10 +51,8 @@ enum MatchCommand {
         var params = MatchParameters()
         let sigmaText = opts.string("sigma")
         let autoSigma = sigmaText == "auto"
-        if !autoSigma, sigmaText != nil {
-            params.sigma = try opts.double("sigma", default: params.sigma)
-            params.raiseSigmaToTrack = false  // a sigma given is used as given
-        }
+        params.chooseSigma(given: autoSigma || sigmaText == nil ? nil : try opts.double("sigma", default: params.sigma),
+                           fromTrack: autoSigma)
         params.beta = try opts.double("beta", default: params.beta)
         params.radius = try opts.double("radius", default: params.radius)
         params.maxCandidates = try opts.int("candidates", default: params.maxCandidates)
@@ -100,7 +98,7 @@ enum MatchCommand {
                     return i
                 }
                 if i >= paths.count { break }
-                let outcome = matchOne(path: paths[i], output: outputs[i], matcher: matcher, autoSigma: autoSigma,
+                let outcome = matchOne(path: paths[i], output: outputs[i], matcher: matcher,
                                        defaults: defaults, format: outputFormat)
                 batch.lock.withLock { _ in
                     batch.outcomes[i] = outcome
@@ -176,14 +174,13 @@ enum MatchCommand {
     }
 
     /// Reads, matches and writes one track; never throws (errors become the outcome's message).
-    static func matchOne(path: String, output: String?, matcher: MapMatcher, autoSigma: Bool, defaults: MatchParameters,
+    static func matchOne(path: String, output: String?, matcher: MapMatcher, defaults: MatchParameters,
                          format: MatchOutput.Format) -> Outcome
     {
         var o = Outcome()
         do {
             let track = try TrackReader.read(path: path)
             matcher.parameters = defaults
-            if autoSigma, let s = matcher.estimateSigma(track) { matcher.parameters.sigma = s }
             let t0 = monotonicSeconds()
             let result = try matcher.match(track)
             o.matchSeconds = monotonicSeconds() - t0

@@ -201,6 +201,7 @@ public final class MapMatcher {
         let courses: [Double]? = fixes.contains { $0.course != nil } ? fixes.map { $0.course ?? .nan } : nil
         let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
         var used = parameters
+        if used.sigmaFromTrack, let estimate = estimateSigma(x: xs, y: ys, samples: Int.max) { used.sigma = estimate }
         if used.raiseSigmaToTrack, let estimate = estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
             used.sigma = estimate
             // A noisy track's fixes stray further from the road driven: search 3.5 of its sigmas around each.

@@ -1,0 +1,206 @@
+/* Inside CShims only: the parts of the hidden-Markov matcher (cshims_match.h) and the state they share.
+ * The model is split as it is (the parts Valhalla's meili names too):
+ *   match_graph.c       the directed arc graph and its turn restrictions
+ *   match_candidates.c  candidate search and emission (a layer of states per fix)
+ *   match_route.c       route search: the cached one-to-many search per source arc and the joint search
+ *   match_transition.c  transition scoring of a layer from the previous one
+ *   match_viterbi.c     layers, backtracking, held-fix placement and the per-fix results of a sub-match
+ *   match.c             the matcher driving them (splits, outliers, recovery)
+ * Functions here are hidden: only the rsc_ API of cshims_match.h is exported. */
+#ifndef ROADSNAP_CSHIMS_MATCH_INTERNAL_H
+#define ROADSNAP_CSHIMS_MATCH_INTERNAL_H
+
+#include "cshims.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RSC_HIDDEN __attribute__((visibility("hidden")))
+
+struct rsc_match_graph {
+    size_t node_count, arc_count, edge_count;
+    int32_t *out_start, *out_arcs, *arc_tail, *arc_head;
+    double *arc_length;
+    /* The arc running the same road the other way (a ^ 1, or a separate one-way edge with swapped ends and about
+     * the same length), -1 when none. */
+    int32_t *twin;
+    /* Turn restrictions grouped by from edge: r_*[r_start[e] ..< r_start[e + 1]]. NULL when there are none. */
+    int32_t *r_start, *r_via, *r_to;
+    int8_t *r_mandatory;
+    int borrowed; /* rsc_match_graph_borrow: the arrays belong to the caller */
+    /* Node positions (local metres) for the goal-directed search; NULL when not given. */
+    double *node_x, *node_y;
+};
+
+/* One Viterbi state: a candidate arc position of one fix. */
+typedef struct rsc_state {
+    int32_t arc;
+    int32_t back;   /* predecessor state in the previous layer, -1 at a sub-match start */
+    int32_t entry;  /* how it was reached: -1 same arc, -2 U-turn in place, >= 0 route entry of the search pool */
+    int32_t fix;
+    double offset, distance, x, y, emission, score;
+    double route, gc; /* route and straight distance of the best incoming transition */
+    double pen;       /* penalties (U-turns, falling back) on the best incoming transition, metres */
+    double peak;      /* furthest offset reached on this arc along the best chain (falling back counts from it) */
+} rsc_state;
+
+/* One arc settled by a route search: distance from the source arc's head to this arc's tail. */
+typedef struct rsc_entry {
+    int32_t arc;
+    int32_t parent; /* entry of the previous arc on the route, -1 when it leaves the source arc directly */
+    double dist;    /* metres driven */
+    double pen;     /* U-turn penalties on the way (metres), kept apart from the distance */
+} rsc_entry;
+
+typedef struct rsc_heap_item {
+    double key; /* dist + pen (joint search: g + the goal-directed estimate) */
+    double dist;
+    double g;   /* joint search: the label's source offset + dist + pen */
+    int32_t arc;
+    int32_t parent;
+    int32_t src; /* joint search: index of the source state in the previous layer */
+} rsc_heap_item;
+
+typedef struct rsc_layer {
+    int32_t fix, start, count;
+} rsc_layer;
+
+struct rsc_matcher {
+    const rsc_match_graph *g;
+    rsc_query *query;
+    rsc_candidate *cands;
+    int cand_cap;
+    /* Viterbi states of the current sub-match, and its layers. */
+    rsc_state *states;
+    size_t state_n, state_cap;
+    rsc_layer *layers;
+    size_t layer_n, layer_cap;
+    /* Route search cache per source arc (valid when c_stamp == run stamp). */
+    uint32_t *c_stamp;
+    int32_t *c_start, *c_count;
+    double *c_bound;
+    rsc_entry *entries;
+    size_t entry_n, entry_cap;
+    uint32_t run_stamp;
+    /* Dijkstra scratch. */
+    uint32_t *d_stamp;
+    double *d_best;
+    uint32_t search_stamp;
+    rsc_heap_item *heap;
+    size_t heap_n, heap_cap;
+    /* Target lookup for the layer being built: t_idx[arc] valid when t_stamp[arc] == layer stamp. */
+    uint32_t *t_stamp;
+    int32_t *t_idx;
+    uint32_t layer_stamp;
+    /* Results. */
+    rsc_match_fix *fixes;
+    size_t fix_cap;
+    rsc_match_sub *subs;
+    size_t sub_n, sub_cap;
+    rsc_path_step *path;
+    size_t path_n, path_cap;
+    int32_t *chain;
+    size_t chain_cap;
+    /* Fixes too close to the last scored fix: they take the match of layer held_layer[k]. */
+    int32_t *held_fix, *held_layer;
+    size_t held_n, held_cap, held_layer_cap;
+    const rsc_match_params *p;
+    const double *x, *y, *t, *course, *speed;
+    size_t n;
+    /* Stream (rsc_stream): arcs of the current route (route_arc[arc] != 0, arc_count entries) get route_bonus added to
+     * their emission; NULL in batch runs. */
+    uint8_t *route_arc;
+    double route_bonus;
+};
+
+/* ---------------------------------------------------------------------------------------------------------- */
+
+static inline int rsc_grow(void **buf, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 1;
+    size_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *g = realloc(*buf, c * size);
+    if (!g) return 0;
+    *buf = g;
+    *cap = c;
+    return 1;
+}
+#define RSC_GROW(ptr, cap, need) rsc_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
+
+/* Whether the turn from arc `from` onto arc `to` (at from's head) is allowed (rsc_match_turn_allowed, inlined in the
+ * route searches). */
+static inline int rsc_turn_allowed(const rsc_match_graph *g, int32_t from, int32_t to) {
+    if (!g->r_start) return 1;
+    int32_t e = from >> 1, s = g->r_start[e], end = g->r_start[e + 1];
+    if (s == end) return 1;
+    int32_t via = g->arc_head[from], te = to >> 1;
+    int has_mandatory = 0, mandatory_ok = 0;
+    for (int32_t k = s; k < end; k++) {
+        if (g->r_via[k] != via) continue;
+        if (g->r_mandatory[k]) {
+            has_mandatory = 1;
+            if (g->r_to[k] == te) mandatory_ok = 1;
+        } else if (g->r_to[k] == te) {
+            return 0;
+        }
+    }
+    return !has_mandatory || mandatory_ok;
+}
+
+static inline double rsc_angle_diff(double a, double b) {
+    double d = fmod(fabs(a - b), 360.0);
+    return d > 180.0 ? 360.0 - d : d;
+}
+
+static inline int rsc_known(const double *v, size_t i) { return v && isfinite(v[i]); }
+
+/* Transition score of reaching a state by a route of `d` metres with `pen` metres of penalties from a state scored
+ * `from_score`: |route - great circle| (or - the distance the reported speeds travelled, when nearer) over beta. */
+static inline double rsc_transition_score(double from_score, double d, double pen, double gc, double travelled,
+                                          double inv_beta) {
+    double dev = fabs(d - gc);
+    if (travelled == travelled) {
+        double dv = fabs(d - travelled);
+        if (dv < dev) dev = dv;
+    }
+    return from_score - (dev + pen) * inv_beta;
+}
+
+/* match_candidates.c: builds the candidate states of fix `f` (the nearest roads_max roads within `radius`) at the end
+ * of the state pool (not committed). Returns the count, or -1 on out of memory. */
+RSC_HIDDEN int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max);
+
+/* match_route.c: makes sure the cache holds the search from `src` to at least `need` metres. 0 on out of memory. */
+RSC_HIDDEN int rsc_search(rsc_matcher *m, int32_t src, double need);
+/* match_route.c: one search for a whole transition from every expanded previous state at once. 0, or -1 on out of
+ * memory. */
+RSC_HIDDEN int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_state *cur, int count,
+                                double floor_score, double best_prev, double gc, double travelled, double bound,
+                                double beta, double inv_beta);
+
+/* match_transition.c: scores the uncommitted layer (count states at state_n) from the committed layer `prev`.
+ * 1 when some state is reachable, 0 when none is, -1 on out of memory. */
+RSC_HIDDEN int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count);
+/* match_transition.c: the index of the best reachable state of a layer, or -1 when none is reachable. */
+RSC_HIDDEN int rsc_best_state(const rsc_state *layer, int count);
+/* match_transition.c: whether a scored layer (count states at state_n, rsc_transition result r) should be searched
+ * again wider: no state is reachable, or the best one is reached only by turning back. */
+RSC_HIDDEN int rsc_needs_recovery(const rsc_matcher *m, int count, int r);
+
+/* match_viterbi.c: commits the layer of fix f (count states at state_n). 0 on out of memory. */
+RSC_HIDDEN int rsc_commit(rsc_matcher *m, size_t f, int count);
+/* match_viterbi.c: ends the current sub-match at its last layer: backtracks, writes per-fix results (held fixes
+ * too), the path and the statistics. 0 on out of memory. */
+RSC_HIDDEN int rsc_finalize(rsc_matcher *m, int32_t sub_index);
+
+/* match.c: the one step of the batch run and the stream: scores fix f (valid, not held) against the current
+ * sub-match (`recent`: the latest fix held or scored in it, unused while it has no layer). Returns one of: */
+#define RSC_STEP_NONE 0        /* no candidate: the fix stays unmatched, nothing changed */
+#define RSC_STEP_COMMITTED 1   /* its layer is committed (the first of a new sub-match when there was none) */
+#define RSC_STEP_UNREACHABLE 2 /* no state reachable: an outlier, or the sub-match ends before it */
+#define RSC_STEP_GAP 3         /* a time gap with little progress: the sub-match ends before it */
+/* or RSC_ENOMEM. */
+RSC_HIDDEN int rsc_step(rsc_matcher *m, size_t f, int32_t recent);
+
+#endif

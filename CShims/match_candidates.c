@@ -1,0 +1,71 @@
+/* Hidden-Markov matcher, part 2: candidate search (nearest roads from the segment index, one or two arcs each) and
+ * emission (Gaussian with a Laplacian tail on the distance, plus a Gaussian on course vs. bearing). */
+#include "cshims_match_internal.h"
+
+/* Builds the candidate states of fix `f` (the nearest roads_max roads within `radius`) at the end of the state pool
+ * (not committed). Returns the count, or -1 on out of memory. */
+int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
+    const rsc_match_params *p = m->p;
+    const rsc_match_graph *g = m->g;
+    /* max_candidates counts roads: a one-way edge whose twin (the same road the other way, a separate edge in
+     * networks that draw each direction) is also a candidate does not count twice. Query twice as many edges. */
+    int cap = 2 * roads_max < m->cand_cap ? 2 * roads_max : m->cand_cap;
+    int k = rsc_query_candidates(m->query, m->x[f], m->y[f], radius, 1, m->cands, cap);
+    if (k <= 0) return 0;
+    int roads = 0, kept = 0;
+    for (int i = 0; i < k; i++) {
+        int32_t e = m->cands[i].edge, a = 2 * e;
+        if ((size_t)a + 1 >= g->arc_count) continue;
+        if (g->arc_tail[a] < 0) a++;
+        int32_t t = g->arc_tail[a] >= 0 ? g->twin[a] : -1;
+        int twin_kept = 0;
+        if (t >= 0 && (t >> 1) != e)
+            for (int j = 0; j < kept; j++)
+                if (m->cands[j].edge == (t >> 1)) { twin_kept = 1; break; }
+        if (!twin_kept) {
+            if (roads == roads_max) break;
+            roads++;
+        }
+        m->cands[kept++] = m->cands[i];
+    }
+    k = kept;
+    if (!RSC_GROW(m->states, m->state_cap, m->state_n + 2 * (size_t)k)) return -1;
+    int use_heading = rsc_known(m->course, f) && (!rsc_known(m->speed, f) || m->speed[f] >= p->min_heading_speed);
+    double inv2h2 = 0.5 / (p->heading_sigma * p->heading_sigma);
+    int count = 0;
+    for (int i = 0; i < k; i++) {
+        const rsc_candidate *c = &m->cands[i];
+        for (int dir = 0; dir < 2; dir++) {
+            int32_t arc = c->edge * 2 + dir;
+            if ((size_t)arc >= g->arc_count || g->arc_tail[arc] < 0) continue;
+            rsc_state *s = &m->states[m->state_n + (size_t)count++];
+            double len = g->arc_length[arc];
+            s->arc = arc;
+            s->back = -1;
+            s->entry = -1;
+            s->fix = (int32_t)f;
+            s->offset = dir == 0 ? c->offset : len - c->offset;
+            if (s->offset < 0) s->offset = 0;
+            if (s->offset > len) s->offset = len;
+            s->distance = c->distance;
+            s->x = c->x;
+            s->y = c->y;
+            double z = c->distance / p->sigma, k = p->huber;
+            /* Gaussian near the road, Laplacian tail beyond k sigma: a few fixes far off a poorly drawn road
+             * do not force a detour. */
+            s->emission = (k > 0 && z > k) ? -(k * z - 0.5 * k * k) : -0.5 * z * z;
+            if (m->route_arc && m->route_arc[arc]) s->emission += m->route_bonus;
+            if (use_heading) {
+                double bearing = dir == 0 ? c->bearing : c->bearing + 180.0;
+                double d = rsc_angle_diff(m->course[f], bearing);
+                s->emission -= d * d * inv2h2;
+            }
+            s->score = -INFINITY;
+            s->route = 0;
+            s->gc = 0;
+            s->pen = 0;
+            s->peak = s->offset;
+        }
+    }
+    return count;
+}

@@ -1,0 +1,252 @@
+/* Hidden-Markov matcher, part 3: route search on the directed arc graph (one-ways, turn restrictions, U-turn
+ * penalties): the bounded one-to-many Dijkstra from one source arc, cached per arc for a run, and the joint search
+ * from every candidate of the previous fix at once (A* toward the next fix when the graph has node positions). */
+#include "cshims_match_internal.h"
+
+/* Bounded route search from the head of `src` (Dijkstra over arcs), results appended to the entry pool. */
+
+static int rsc_heap_push2(rsc_matcher *m, double key, double dist, double gv, int32_t arc, int32_t parent, int32_t src) {
+    if (!RSC_GROW(m->heap, m->heap_cap, m->heap_n + 1)) return 0;
+    size_t i = m->heap_n++;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (m->heap[up].key <= key) break;
+        m->heap[i] = m->heap[up];
+        i = up;
+    }
+    m->heap[i].key = key;
+    m->heap[i].dist = dist;
+    m->heap[i].g = gv;
+    m->heap[i].arc = arc;
+    m->heap[i].parent = parent;
+    m->heap[i].src = src;
+    return 1;
+}
+
+static inline int rsc_heap_push(rsc_matcher *m, double key, double dist, int32_t arc, int32_t parent) {
+    return rsc_heap_push2(m, key, dist, key, arc, parent, -1);
+}
+
+static rsc_heap_item rsc_heap_pop(rsc_matcher *m) {
+    rsc_heap_item top = m->heap[0];
+    rsc_heap_item last = m->heap[--m->heap_n];
+    size_t i = 0, n = m->heap_n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && m->heap[c + 1].key < m->heap[c].key) c++;
+        if (m->heap[c].key >= last.key) break;
+        m->heap[i] = m->heap[c];
+        i = c;
+    }
+    if (n > 0) m->heap[i] = last;
+    return top;
+}
+
+/* Relaxes every arc leaving the head of `from` (reached after `dist` metres and `pen` metres of penalty, as entry
+ * `parent`); the search orders by dist + pen. */
+static int rsc_relax(rsc_matcher *m, int32_t from, double dist, double pen, int32_t parent, double bound) {
+    const rsc_match_graph *g = m->g;
+    int32_t h = g->arc_head[from], origin = g->arc_tail[from];
+    int32_t s = g->out_start[h], e = g->out_start[h + 1];
+    /* A U-turn goes straight back to the node it came from (same edge reversed, or a twin one-way edge); it costs
+     * the penalty even at a dead end, so that a short spur is no cheaper than turning where the track turns. */
+    for (int32_t k = s; k < e; k++) {
+        int32_t c = g->out_arcs[k];
+        double d = dist + pen;
+        if (g->arc_head[c] == origin) d += m->p->uturn_penalty;
+        if (d > bound) continue;
+        if (!rsc_turn_allowed(g, from, c)) continue;
+        if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= d) continue;
+        m->d_stamp[c] = m->search_stamp;
+        m->d_best[c] = d;
+        if (!rsc_heap_push(m, d, dist, c, parent)) return 0;
+    }
+    return 1;
+}
+
+/* Makes sure the cache holds the search from `src` to at least `need` metres. Returns 0 on out of memory. */
+int rsc_search(rsc_matcher *m, int32_t src, double need) {
+    if (m->c_stamp[src] == m->run_stamp && m->c_bound[src] >= need) return 1;
+    double bound = need + m->p->search_floor;
+    if (m->c_stamp[src] == m->run_stamp && bound < 2 * m->c_bound[src]) bound = 2 * m->c_bound[src];
+    const rsc_match_graph *g = m->g;
+    if (++m->search_stamp == 0) {
+        memset(m->d_stamp, 0, g->arc_count * sizeof(uint32_t));
+        m->search_stamp = 1;
+    }
+    int32_t start = (int32_t)m->entry_n;
+    m->heap_n = 0;
+    if (!rsc_relax(m, src, 0.0, 0.0, -1, bound)) return 0;
+    while (m->heap_n > 0) {
+        rsc_heap_item it = rsc_heap_pop(m);
+        if (it.key > m->d_best[it.arc]) continue;         /* stale */
+        if (it.key > bound) break;
+        /* Mark settled: a key below any reachable distance prevents re-settling. */
+        m->d_best[it.arc] = -1.0;
+        if (!RSC_GROW(m->entries, m->entry_cap, m->entry_n + 1)) return 0;
+        int32_t idx = (int32_t)m->entry_n++;
+        m->entries[idx].arc = it.arc;
+        m->entries[idx].parent = it.parent;
+        m->entries[idx].dist = it.dist;
+        m->entries[idx].pen = it.key - it.dist;
+        if (!rsc_relax(m, it.arc, it.dist + g->arc_length[it.arc], it.key - it.dist, idx, bound)) return 0;
+    }
+    m->c_stamp[src] = m->run_stamp;
+    m->c_start[src] = start;
+    m->c_count[src] = (int32_t)m->entry_n - start;
+    m->c_bound[src] = bound;
+    return 1;
+}
+
+/* One search for a whole transition (used when the fixes are seconds apart): Dijkstra over arcs from every expanded
+ * candidate of the previous fix at once, each source starting at beta * (its score below the best), so the label that
+ * settles an arc is the source maximising score - (route + penalties) / beta; A* toward the next fix when the graph
+ * has node positions (the estimate: straight distance to the fix less the farthest candidate's distance, which never
+ * overestimates). It stops when every candidate arc of the next fix is settled, or once any further state would fall
+ * joint_beam below the best state found (the linear score bounds the exact one from above). The one approximation: where
+ * the winning route is shorter than the straight distance, |route - gc| would rank sources differently; at these
+ * distances that is within the candidates' few metres of noise. Returns 0, or -1 on out of memory. */
+/* Takes the route from previous state `src` over entry `parent` (-1: straight off the source arc) onto candidate
+ * arc `c` as state j's best transition so far: records the route's last arc as its own entry. -1 on out of memory. */
+static int rsc_joint_consider(rsc_matcher *m, const rsc_state *prv, rsc_state *cur, int j, int src, int32_t c,
+                              int32_t parent, double dist, double pen, double d, double sc, double gc) {
+    if (!RSC_GROW(m->entries, m->entry_cap, m->entry_n + 1)) return -1;
+    int32_t idx = (int32_t)m->entry_n++;
+    m->entries[idx].arc = c;
+    m->entries[idx].parent = parent;
+    m->entries[idx].dist = dist;
+    m->entries[idx].pen = pen;
+    cur[j].score = sc;
+    cur[j].back = (int32_t)(prv - m->states) + src;
+    cur[j].entry = idx;
+    cur[j].route = d;
+    cur[j].gc = gc;
+    cur[j].pen = pen;
+    return 0;
+}
+
+int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_state *cur, int count,
+                            double floor_score, double best_prev, double gc, double travelled, double bound,
+                            double beta, double inv_beta) {
+    const rsc_match_params *p = m->p;
+    const rsc_match_graph *g = m->g;
+    const double *nx = g->node_x, *ny = g->node_y;
+    size_t cf = (size_t)cur[0].fix;
+    double fx = m->x[cf], fy = m->y[cf];
+    double reach = 0, max_em = -INFINITY;
+    for (int j = 0; j < count; j++) {
+        if (cur[j].distance > reach) reach = cur[j].distance;
+        if (cur[j].emission > max_em) max_em = cur[j].emission;
+    }
+    double ref = gc;
+    if (travelled == travelled && travelled > ref) ref = travelled;
+    if (++m->search_stamp == 0) {
+        memset(m->d_stamp, 0, g->arc_count * sizeof(uint32_t));
+        m->search_stamp = 1;
+    }
+    m->heap_n = 0;
+    int left = count; /* candidate arcs of the next fix not settled yet (each arc is one state) */
+    double best_cur = -INFINITY;
+    double limit = INFINITY;
+    for (int i = 0; i < prev_count; i++) {
+        if (!(prv[i].score >= floor_score)) continue;
+        int32_t a = prv[i].arc;
+        double rem = g->arc_length[a] - prv[i].offset;
+        if (rem > bound) continue;
+        double lam = beta * (best_prev - prv[i].score);
+        int32_t h = g->arc_head[a], origin = g->arc_tail[a];
+        /* every arc leaving h has its tail at h: one estimate serves them all */
+        double est = 0;
+        if (nx) {
+            est = sqrt((nx[h] - fx) * (nx[h] - fx) + (ny[h] - fy) * (ny[h] - fy)) - reach;
+            if (est < 0) est = 0;
+        }
+        for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
+            int32_t c = g->out_arcs[k];
+            double pen = g->arc_head[c] == origin ? p->uturn_penalty : 0.0;
+            if (m->t_stamp[c] == m->layer_stamp && rsc_turn_allowed(g, a, c)) {
+                int j = m->t_idx[c];
+                double d = rem + cur[j].offset;
+                double sc = rsc_transition_score(prv[i].score, d, pen, gc, travelled, inv_beta);
+                if (d <= bound && sc > cur[j].score &&
+                    rsc_joint_consider(m, prv, cur, j, i, c, -1, rem, pen, d, sc, gc) < 0)
+                    return -1;
+            }
+            if (rem + est > bound) continue;
+            if (!rsc_turn_allowed(g, a, c)) continue;
+            double gv = lam + rem + pen;
+            if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= gv) continue;
+            m->d_stamp[c] = m->search_stamp;
+            m->d_best[c] = gv;
+            if (!rsc_heap_push2(m, gv + est, rem, gv, c, -1, i)) return -1;
+        }
+    }
+    while (m->heap_n > 0) {
+        rsc_heap_item it = rsc_heap_pop(m);
+        if (it.g > m->d_best[it.arc]) continue; /* stale (settled arcs hold -1) */
+        if (it.key > limit) break;
+        m->d_best[it.arc] = -1.0;
+        if (!RSC_GROW(m->entries, m->entry_cap, m->entry_n + 1)) return -1;
+        int32_t idx = (int32_t)m->entry_n++;
+        double lam = beta * (best_prev - prv[it.src].score);
+        double pen = it.g - lam - it.dist;
+        m->entries[idx].arc = it.arc;
+        m->entries[idx].parent = it.parent;
+        m->entries[idx].dist = it.dist;
+        m->entries[idx].pen = pen;
+        if (m->t_stamp[it.arc] == m->layer_stamp) {
+            int j = m->t_idx[it.arc];
+            double d = it.dist + cur[j].offset;
+            if (d <= bound) {
+                double sc = rsc_transition_score(prv[it.src].score, d, pen, gc, travelled, inv_beta);
+                if (sc > cur[j].score) {
+                    cur[j].score = sc;
+                    cur[j].back = (int32_t)(prv - m->states) + it.src;
+                    cur[j].entry = idx;
+                    cur[j].route = d;
+                    cur[j].gc = gc;
+                    cur[j].pen = pen;
+                }
+            }
+            if (cur[j].score > -INFINITY && cur[j].score + cur[j].emission > best_cur) {
+                best_cur = cur[j].score + cur[j].emission;
+                /* a label keyed K yields at most best_prev - (K - ref) / beta + max_em */
+                limit = ref + beta * (best_prev + max_em - best_cur + p->joint_beam);
+            }
+            if (--left == 0) break;
+        }
+        /* relax the arcs leaving this one's head */
+        double dist = it.dist + g->arc_length[it.arc];
+        int32_t h = g->arc_head[it.arc], origin = g->arc_tail[it.arc];
+        /* every arc leaving h has its tail at h: one estimate and one bound test serve them all */
+        double est = 0;
+        if (nx) {
+            est = sqrt((nx[h] - fx) * (nx[h] - fx) + (ny[h] - fy) * (ny[h] - fy)) - reach;
+            if (est < 0) est = 0;
+        }
+        if (dist + est > bound) continue;
+        for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
+            int32_t c = g->out_arcs[k];
+            double pc = g->arc_head[c] == origin ? p->uturn_penalty : 0.0;
+            double gv = it.g + g->arc_length[it.arc] + pc;
+            if (m->t_stamp[c] == m->layer_stamp && !(m->d_stamp[c] == m->search_stamp && m->d_best[c] < 0)) {
+                /* Every label arriving at a candidate arc is scored exactly (|route - gc|), not only the one
+                 * that settles it: where routes are shorter than the straight line the ranking differs. */
+                if (!rsc_turn_allowed(g, it.arc, c)) continue;
+                int j = m->t_idx[c];
+                double d = dist + cur[j].offset;
+                double sc = rsc_transition_score(prv[it.src].score, d, pen + pc, gc, travelled, inv_beta);
+                if (d <= bound && sc > cur[j].score &&
+                    rsc_joint_consider(m, prv, cur, j, it.src, c, idx, dist, pen + pc, d, sc, gc) < 0)
+                    return -1;
+            }
+            if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= gv) continue;
+            if (!rsc_turn_allowed(g, it.arc, c)) continue;
+            m->d_stamp[c] = m->search_stamp;
+            m->d_best[c] = gv;
+            if (!rsc_heap_push2(m, gv + est, dist, gv, c, idx, it.src)) return -1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,306 @@
+/* Hidden-Markov matcher, incremental and lag-bounded (cshims_match.h, rsc_stream_*): the driver of a live feed over
+ * the same parts and the same step (rsc_step) as the batch run. The current chain's fixes are kept as the batch run
+ * would index them (the fix of each layer, then at most one held fix after the last layer), and the chain is cut back
+ * to the lag window as it grows, so memory stays bounded on an endless drive. */
+#include "cshims_match_internal.h"
+
+enum { RSC_SLOT_UNMATCHED = 0, RSC_SLOT_SCORED = 1, RSC_SLOT_HELD = 2, RSC_SLOT_FROZEN = 3 };
+
+/* One of the last max_lag + 1 pushed fixes: unmatched, on a layer of the chain (scored there or held by it), or
+ * frozen (its answer fixed when its chain ended). */
+typedef struct rsc_stream_slot {
+    int32_t kind;
+    int64_t layer; /* global layer id (scored, held) */
+    double x, y;   /* the fix */
+    rsc_match_fix answer; /* unmatched, frozen */
+} rsc_stream_slot;
+
+struct rsc_stream {
+    rsc_matcher *m;
+    rsc_match_params p;
+    int32_t max_lag;
+    /* Fixes of the current chain in the batch run's indexing (see above). */
+    double *x, *y, *t, *course, *speed;
+    size_t fix_n, fix_cap;
+    int32_t held_pos;   /* index of a held fix after the last layer, -1 when none */
+    int64_t layer_base; /* global id of m->layers[0] */
+    int pending;        /* consecutive unreachable fixes (outliers) */
+    rsc_stream_slot *ring; /* max_lag + 1 slots; slot of push k: k % (max_lag + 1) */
+    uint64_t pushed;    /* since the last reset */
+};
+
+static void rsc_stream_unmatched(rsc_match_fix *a) {
+    a->arc = -1;
+    a->sub = -1;
+    a->path_index = -1;
+    a->offset = NAN;
+    a->distance = NAN;
+    a->x = NAN;
+    a->y = NAN;
+    a->held = 0;
+}
+
+static void rsc_stream_forget_searches(rsc_matcher *m) {
+    m->entry_n = 0;
+    if (++m->run_stamp == 0) {
+        memset(m->c_stamp, 0, m->g->arc_count * sizeof(uint32_t));
+        m->run_stamp = 1;
+    }
+}
+
+rsc_stream *rsc_stream_create(const rsc_match_graph *g, rsc_query *query, const rsc_match_params *params,
+                              int32_t max_lag, double route_bonus) {
+    if (!g || !query || !params || max_lag < 0 || max_lag > 1024 || !(route_bonus >= 0) || !isfinite(route_bonus) ||
+        rsc_match_params_check(params, NULL, 0) != RSC_OK)
+        return NULL;
+    rsc_stream *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->m = rsc_matcher_create(g, query);
+    s->ring = calloc((size_t)max_lag + 1, sizeof *s->ring);
+    if (!s->m || !s->ring) {
+        rsc_stream_destroy(s);
+        return NULL;
+    }
+    s->p = *params;
+    s->max_lag = max_lag;
+    s->m->p = &s->p;
+    s->m->route_bonus = route_bonus;
+    rsc_stream_reset(s);
+    return s;
+}
+
+void rsc_stream_destroy(rsc_stream *s) {
+    if (!s) return;
+    rsc_matcher_destroy(s->m);
+    free(s->x); free(s->y); free(s->t); free(s->course); free(s->speed); free(s->ring);
+    free(s);
+}
+
+void rsc_stream_reset(rsc_stream *s) {
+    if (!s) return;
+    s->m->state_n = 0;
+    s->m->layer_n = 0;
+    rsc_stream_forget_searches(s->m);
+    s->fix_n = 0;
+    s->held_pos = -1;
+    s->layer_base = 0;
+    s->pending = 0;
+    s->pushed = 0;
+}
+
+int rsc_stream_set_route(rsc_stream *s, const int32_t *arcs, size_t n) {
+    if (!s || (n > 0 && !arcs)) return RSC_EINVAL;
+    size_t na = s->m->g->arc_count;
+    for (size_t i = 0; i < n; i++)
+        if (arcs[i] < 0 || (size_t)arcs[i] >= na) return RSC_EINVAL;
+    if (n == 0) {
+        free(s->m->route_arc);
+        s->m->route_arc = NULL;
+        return RSC_OK;
+    }
+    if (!s->m->route_arc) {
+        s->m->route_arc = calloc(na ? na : 1, 1);
+        if (!s->m->route_arc) return RSC_ENOMEM;
+    } else {
+        memset(s->m->route_arc, 0, na);
+    }
+    for (size_t i = 0; i < n; i++) s->m->route_arc[arcs[i]] = 1;
+    return RSC_OK;
+}
+
+/* The state of global layer `layer` on the best chain ending in the newest layer (the first best, as the batch
+ * run's backtracking picks it). */
+static const rsc_state *rsc_stream_chain_state(const rsc_stream *s, int64_t layer) {
+    const rsc_matcher *m = s->m;
+    const rsc_layer *last = &m->layers[m->layer_n - 1];
+    int32_t best = -1;
+    double best_score = -INFINITY;
+    for (int32_t i = 0; i < last->count; i++) {
+        if (m->states[last->start + i].score > best_score || best < 0) {
+            best_score = m->states[last->start + i].score;
+            best = last->start + i;
+        }
+    }
+    int64_t steps = s->layer_base + (int64_t)m->layer_n - 1 - layer;
+    for (; steps > 0 && best >= 0; steps--) best = m->states[best].back;
+    return best >= 0 ? &m->states[best] : NULL;
+}
+
+static void rsc_stream_answer(const rsc_stream *s, const rsc_stream_slot *slot, rsc_match_fix *out) {
+    if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) {
+        *out = slot->answer;
+        return;
+    }
+    const rsc_state *st = rsc_stream_chain_state(s, slot->layer);
+    if (!st) { rsc_stream_unmatched(out); return; }
+    out->arc = st->arc;
+    out->sub = -1;
+    out->path_index = -1;
+    out->offset = st->offset;
+    out->x = st->x;
+    out->y = st->y;
+    if (slot->kind == RSC_SLOT_HELD) {
+        out->distance = sqrt((slot->x - st->x) * (slot->x - st->x) + (slot->y - st->y) * (slot->y - st->y));
+        out->held = 1;
+    } else {
+        out->distance = st->distance;
+        out->held = 0;
+    }
+}
+
+/* Ends the current chain: the fixes on it keep the answers they have now; every state is released. */
+static void rsc_stream_end_chain(rsc_stream *s) {
+    uint64_t kept = s->pushed < (uint64_t)s->max_lag + 1 ? s->pushed : (uint64_t)s->max_lag + 1;
+    if (s->m->layer_n > 0) {
+        for (uint64_t k = 0; k < kept; k++) {
+            rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - k) % ((uint64_t)s->max_lag + 1)];
+            if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) continue;
+            rsc_stream_answer(s, slot, &slot->answer);
+            slot->kind = RSC_SLOT_FROZEN;
+        }
+    }
+    s->layer_base += (int64_t)s->m->layer_n;
+    s->m->state_n = 0;
+    s->m->layer_n = 0;
+    rsc_stream_forget_searches(s->m);
+    s->held_pos = -1;
+    s->pending = 0;
+}
+
+/* Cuts the chain back to its newest `keep` layers (the fixes, states and route searches before them are released). */
+static void rsc_stream_compact(rsc_stream *s, size_t keep) {
+    rsc_matcher *m = s->m;
+    if (m->layer_n <= keep) return;
+    size_t k0 = m->layer_n - keep;
+    int32_t shift = m->layers[k0].start, fshift = m->layers[k0].fix;
+    size_t n = m->state_n - (size_t)shift;
+    memmove(m->states, m->states + shift, n * sizeof *m->states);
+    for (size_t i = 0; i < n; i++) {
+        rsc_state *st = &m->states[i];
+        st->back = st->back >= shift ? st->back - shift : -1;
+        st->fix -= fshift;
+        st->entry = -1;
+    }
+    m->state_n = n;
+    memmove(m->layers, m->layers + k0, keep * sizeof *m->layers);
+    for (size_t i = 0; i < keep; i++) {
+        m->layers[i].start -= shift;
+        m->layers[i].fix -= fshift;
+    }
+    m->layer_n = keep;
+    s->layer_base += (int64_t)k0;
+    size_t fn = s->fix_n - (size_t)fshift;
+    memmove(s->x, s->x + fshift, fn * sizeof(double));
+    memmove(s->y, s->y + fshift, fn * sizeof(double));
+    memmove(s->t, s->t + fshift, fn * sizeof(double));
+    memmove(s->course, s->course + fshift, fn * sizeof(double));
+    memmove(s->speed, s->speed + fshift, fn * sizeof(double));
+    s->fix_n = fn;
+    if (s->held_pos >= 0) s->held_pos -= fshift;
+    rsc_stream_forget_searches(m);
+}
+
+/* Room for `need` fixes in all five arrays. 0 on out of memory. */
+static int rsc_stream_reserve(rsc_stream *s, size_t need) {
+    if (need <= s->fix_cap) return 1;
+    size_t c = s->fix_cap ? s->fix_cap : 64;
+    while (c < need) c *= 2;
+    double **arrays[5] = {&s->x, &s->y, &s->t, &s->course, &s->speed};
+    for (int i = 0; i < 5; i++) {
+        double *g = realloc(*arrays[i], c * sizeof(double));
+        if (!g) return 0; /* the arrays grown so far are larger than fix_cap: harmless */
+        *arrays[i] = g;
+    }
+    s->fix_cap = c;
+    return 1;
+}
+
+int rsc_stream_push(rsc_stream *s, double x, double y, double time, double course, double speed) {
+    if (!s) return RSC_EINVAL;
+    rsc_matcher *m = s->m;
+    rsc_stream_slot *slot = &s->ring[s->pushed % ((uint64_t)s->max_lag + 1)];
+    s->pushed++;
+    slot->kind = RSC_SLOT_UNMATCHED;
+    slot->layer = -1;
+    slot->x = x;
+    slot->y = y;
+    rsc_stream_unmatched(&slot->answer);
+    if (!isfinite(x) || !isfinite(y)) return RSC_OK;
+    if (m->layer_n > 0 && s->pending == 0 && s->p.min_fix_distance > 0) {
+        int32_t lf = m->layers[m->layer_n - 1].fix;
+        double hx = x - s->x[lf], hy = y - s->y[lf];
+        if (hx * hx + hy * hy < s->p.min_fix_distance * s->p.min_fix_distance) {
+            /* held: it takes its layer's state; only the latest held fix is kept (the gap is measured from it) */
+            slot->kind = RSC_SLOT_HELD;
+            slot->layer = s->layer_base + (int64_t)m->layer_n - 1;
+            if (s->held_pos < 0) {
+                if (!rsc_stream_reserve(s, s->fix_n + 1)) goto oom;
+                s->held_pos = (int32_t)s->fix_n++;
+            }
+            size_t h = (size_t)s->held_pos;
+            s->x[h] = x; s->y[h] = y; s->t[h] = time; s->course[h] = course; s->speed[h] = speed;
+            return RSC_OK;
+        }
+    }
+    if (!rsc_stream_reserve(s, s->fix_n + 1)) goto oom;
+    size_t f = s->fix_n++;
+    s->x[f] = x; s->y[f] = y; s->t[f] = time; s->course[f] = course; s->speed[f] = speed;
+    m->x = s->x; m->y = s->y; m->t = s->t; m->course = s->course; m->speed = s->speed; m->n = s->fix_n;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int32_t recent = -1;
+        if (m->layer_n > 0) recent = s->held_pos >= 0 ? s->held_pos : m->layers[m->layer_n - 1].fix;
+        int st = rsc_step(m, f, recent);
+        if (st < 0) goto oom;
+        if (st == RSC_STEP_NONE) {
+            s->fix_n--;
+            return RSC_OK;
+        }
+        if (st == RSC_STEP_COMMITTED) {
+            s->pending = 0;
+            if (s->held_pos >= 0) {
+                /* the held fix before it is no longer the latest: the layer's fix takes its place */
+                size_t h = (size_t)s->held_pos;
+                s->x[h] = x; s->y[h] = y; s->t[h] = time; s->course[h] = course; s->speed[h] = speed;
+                m->layers[m->layer_n - 1].fix = (int32_t)h;
+                for (int32_t j = 0; j < m->layers[m->layer_n - 1].count; j++)
+                    m->states[m->layers[m->layer_n - 1].start + j].fix = (int32_t)h;
+                s->fix_n--;
+                s->held_pos = -1;
+            }
+            slot->kind = RSC_SLOT_SCORED;
+            slot->layer = s->layer_base + (int64_t)m->layer_n - 1;
+            size_t window = (size_t)s->max_lag + 2;
+            if (m->layer_n >= 2 * window + 16) rsc_stream_compact(s, window);
+            return RSC_OK;
+        }
+        if (st == RSC_STEP_UNREACHABLE && s->pending < s->p.max_outliers) {
+            s->pending++;
+            s->fix_n--;
+            return RSC_OK;
+        }
+        /* the chain ends before this fix, which starts the next one */
+        rsc_stream_end_chain(s);
+        s->x[0] = x; s->y[0] = y; s->t[0] = time; s->course[0] = course; s->speed[0] = speed;
+        s->fix_n = 1;
+        f = 0;
+    }
+    return RSC_OK; /* unreachable: a fix with candidates always starts a chain */
+oom:
+    rsc_stream_reset(s);
+    return RSC_ENOMEM;
+}
+
+int rsc_stream_result(const rsc_stream *s, int32_t lag, rsc_match_fix *out) {
+    if (!s || !out || lag < 0 || lag > s->max_lag || (uint64_t)lag >= s->pushed) return RSC_EINVAL;
+    const rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - (uint64_t)lag) % ((uint64_t)s->max_lag + 1)];
+    rsc_stream_answer(s, slot, out);
+    return RSC_OK;
+}
+
+size_t rsc_stream_memory(const rsc_stream *s) {
+    if (!s) return 0;
+    const rsc_matcher *m = s->m;
+    return m->state_cap * sizeof(rsc_state) + m->layer_cap * sizeof(rsc_layer) + m->entry_cap * sizeof(rsc_entry) +
+           m->heap_cap * sizeof(rsc_heap_item) + s->fix_cap * 5 * sizeof(double) +
+           ((size_t)s->max_lag + 1) * sizeof(rsc_stream_slot);
+}

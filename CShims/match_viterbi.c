@@ -1,0 +1,134 @@
+/* Hidden-Markov matcher, part 5: Viterbi layers and backtracking: the best chain of a sub-match, its path, held-fix
+ * placement and the per-fix results and statistics. */
+#include "cshims_match_internal.h"
+
+static int rsc_path_push(rsc_matcher *m, int32_t arc) {
+    if (!RSC_GROW(m->path, m->path_cap, m->path_n + 1)) return 0;
+    rsc_path_step *st = &m->path[m->path_n++];
+    st->arc = arc;
+    st->from = 0;
+    st->to = m->g->arc_length[arc];
+    return 1;
+}
+
+/* Ends the current sub-match at its last layer: backtracks, writes per-fix results, the path and the statistics. */
+int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
+    if (m->layer_n == 0) return 1;
+    const rsc_layer *last = &m->layers[m->layer_n - 1];
+    int32_t best = -1;
+    double best_score = -INFINITY;
+    for (int32_t i = 0; i < last->count; i++) {
+        if (m->states[last->start + i].score > best_score || best < 0) {
+            best_score = m->states[last->start + i].score;
+            best = last->start + i;
+        }
+    }
+    if (!RSC_GROW(m->chain, m->chain_cap, m->layer_n)) return 0;
+    size_t len = 0;
+    for (int32_t s = best; s >= 0; s = m->states[s].back) m->chain[len++] = s;
+    if (!RSC_GROW(m->subs, m->sub_cap, m->sub_n + 1)) return 0;
+    rsc_match_sub *sub = &m->subs[m->sub_n++];
+    memset(sub, 0, sizeof *sub);
+    sub->path_start = (int32_t)m->path_n;
+    double dist_sum = 0;
+    for (size_t k = len; k-- > 0;) {
+        const rsc_state *s = &m->states[m->chain[k]];
+        rsc_match_fix *fx = &m->fixes[s->fix];
+        fx->arc = s->arc;
+        fx->sub = sub_index;
+        fx->offset = s->offset;
+        fx->distance = s->distance;
+        fx->x = s->x;
+        fx->y = s->y;
+        dist_sum += s->distance;
+        if (k == len - 1) {
+            sub->first_fix = s->fix;
+            if (!rsc_path_push(m, s->arc)) return 0;
+            m->path[m->path_n - 1].from = s->offset;
+            fx->path_index = 0;
+            continue;
+        }
+        sub->great_circle += s->gc;
+        sub->deviation += fabs(s->route - s->gc);
+        if (s->entry == -2) {
+            /* U-turn in place: the last step ends where the previous fix was, the new one starts there. */
+            rsc_path_step *last = &m->path[m->path_n - 1];
+            double turn = m->states[s->back].offset;
+            /* The turn is at the furthest point the fixes reached: the new fix may lie beyond the previous one. */
+            double len_before = m->g->arc_length[last->arc], beyond = len_before - s->offset;
+            if (beyond > turn) turn = beyond;
+            /* ... or a fix held (not scored) between the two, on the way out or back */
+            if (m->states[s->back].peak > turn) turn = m->states[s->back].peak;
+            int32_t layer = (int32_t)(len - 1 - k) - 1, e = last->arc >> 1;
+            for (size_t h = 0; h < m->held_n; h++) {
+                if (m->held_layer[h] != layer) continue;
+                int32_t f = m->held_fix[h];
+                int nc = rsc_query_candidates(m->query, m->x[f], m->y[f], m->p->radius, 1, m->cands, m->cand_cap);
+                for (int c = 0; c < nc; c++) {
+                    if (m->cands[c].edge != e) continue;
+                    double o = (last->arc & 1) ? len_before - m->cands[c].offset : m->cands[c].offset;
+                    if (o > turn) turn = o;
+                }
+            }
+            if (turn > len_before) turn = len_before;
+            if (turn < last->from) turn = last->from;
+            last->to = turn;
+            if (!rsc_path_push(m, s->arc)) return 0;
+            double from = m->g->arc_length[s->arc] - turn;
+            m->path[m->path_n - 1].from = from > 0 ? from : 0;
+        } else if (s->entry >= 0) {
+            size_t mark = m->path_n;
+            for (int32_t e = s->entry; e >= 0; e = m->entries[e].parent)
+                if (!rsc_path_push(m, m->entries[e].arc)) return 0;
+            /* reverse the appended run into driving order */
+            for (size_t a = mark, b = m->path_n - 1; a < b; a++, b--) {
+                rsc_path_step tmp = m->path[a];
+                m->path[a] = m->path[b];
+                m->path[b] = tmp;
+            }
+        }
+        fx->path_index = (int32_t)(m->path_n - 1 - (size_t)sub->path_start);
+    }
+    for (size_t k = 0; k < m->held_n; k++) {
+        const rsc_state *s = &m->states[m->chain[len - 1 - (size_t)m->held_layer[k]]];
+        int32_t f = m->held_fix[k];
+        rsc_match_fix *fx = &m->fixes[f];
+        fx->arc = s->arc;
+        fx->sub = sub_index;
+        fx->offset = s->offset;
+        fx->x = s->x;
+        fx->y = s->y;
+        fx->distance = sqrt((m->x[f] - s->x) * (m->x[f] - s->x) + (m->y[f] - s->y) * (m->y[f] - s->y));
+        fx->path_index = m->fixes[s->fix].path_index;
+        fx->held = 1;
+        dist_sum += fx->distance;
+    }
+    const rsc_state *end = &m->states[m->chain[0]];
+    sub->last_fix = end->fix;
+    if (m->held_n > 0 && m->held_fix[m->held_n - 1] > sub->last_fix) sub->last_fix = m->held_fix[m->held_n - 1];
+    sub->matched_fixes = (int32_t)(len + m->held_n);
+    sub->mean_distance = dist_sum / (double)(len + m->held_n);
+    m->held_n = 0;
+    sub->path_count = (int32_t)(m->path_n - (size_t)sub->path_start);
+    rsc_path_step *final_step = &m->path[m->path_n - 1];
+    final_step->to = end->offset > final_step->from ? end->offset : final_step->from;
+    double length = 0;
+    for (int32_t k = 0; k < sub->path_count; k++) {
+        const rsc_path_step *st = &m->path[sub->path_start + k];
+        length += st->to - st->from;
+    }
+    sub->length = length;
+    m->state_n = 0;
+    m->layer_n = 0;
+    return 1;
+}
+
+int rsc_commit(rsc_matcher *m, size_t f, int count) {
+    if (!RSC_GROW(m->layers, m->layer_cap, m->layer_n + 1)) return 0;
+    rsc_layer *l = &m->layers[m->layer_n++];
+    l->fix = (int32_t)f;
+    l->start = (int32_t)m->state_n;
+    l->count = count;
+    m->state_n += (size_t)count;
+    return 1;
+}

@@ -1,0 +1,64 @@
+import CShims
+
+/// The matching engine's incremental, lag-bounded mode (`rsc_stream_*`): push one fix at a time (local metres) and
+/// read the answer for the newest fix (lag 0) or one up to `maxLag` pushes back, which settles as fixes arrive. The
+/// same candidates, emission, transition, route search and step as `MatchEngine.run`; the route's arcs (see
+/// `setRoute`) get `routeBonus` log units of emission. Memory stays bounded on an endless drive. Not thread-safe.
+public final class MatchStream {
+    let handle: OpaquePointer
+    public let graph: MatchGraph
+    public let query: SegmentQuery
+    public let maxLag: Int
+
+    /// `parameters` are checked (`MatchParameters.validate`); `maxLag` 0...1024; `routeBonus` finite, >= 0.
+    public init(graph: MatchGraph, query: SegmentQuery, parameters: MatchParameters, maxLag: Int, routeBonus: Double)
+        throws(RoadSnapError)
+    {
+        try parameters.validate()
+        guard (0...1024).contains(maxLag) else { throw .invalidArgument("lag must be in [0, 1024] fixes, got \(maxLag)") }
+        guard routeBonus.isFinite, routeBonus >= 0 else {
+            throw .invalidArgument("route bonus must be a finite number >= 0, got \(routeBonus)")
+        }
+        var raw = parameters.raw
+        guard let h = rsc_stream_create(graph.handle, query.handle, &raw, Int32(maxLag), routeBonus) else {
+            throw .internalError("could not create a match stream (out of memory)")
+        }
+        handle = h
+        self.graph = graph
+        self.query = query
+        self.maxLag = maxLag
+    }
+
+    deinit { rsc_stream_destroy(handle) }
+
+    /// Pushes one fix; `time`, `course`, `speed` NaN when unknown; a non-finite position is an unmatched fix.
+    public func push(x: Double, y: Double, time: Double = .nan, course: Double = .nan, speed: Double = .nan)
+        throws(RoadSnapError)
+    {
+        let rc = rsc_stream_push(handle, x, y, time, course, speed)
+        if rc != RSC_OK { throw .internalError("match stream: out of memory (the stream was reset)") }
+    }
+
+    /// The answer for the fix pushed `lag` fixes before the newest (0: the newest); nil when `lag` exceeds `maxLag` or
+    /// the fixes pushed since the last reset. `arc` is -1 (and `subMatch`, `pathIndex` always -1) when unmatched.
+    public func result(lag: Int = 0) -> EngineFix? {
+        guard lag >= 0, lag <= maxLag else { return nil }
+        var f = rsc_match_fix()
+        guard rsc_stream_result(handle, Int32(lag), &f) == RSC_OK else { return nil }
+        return EngineFix(arc: Int(f.arc), subMatch: -1, pathIndex: -1, offset: f.offset, distance: f.distance,
+                         point: LocalPoint(x: f.x, y: f.y), held: f.held != 0)
+    }
+
+    /// Arcs of the current route (favoured by the route bonus from the next push); empty clears it.
+    public func setRoute(arcs: [Int32]) throws(RoadSnapError) {
+        let rc = rsc_stream_set_route(handle, arcs, arcs.count)
+        if rc == RSC_EINVAL { throw .invalidArgument("route arcs out of range for the match graph") }
+        if rc != RSC_OK { throw .internalError("match stream: out of memory setting the route") }
+    }
+
+    /// Forgets every fix and state (after a reroute or a long gap); the route stays.
+    public func reset() { rsc_stream_reset(handle) }
+
+    /// Bytes held in the stream's growable buffers (stays flat on an endless drive).
+    public var memoryBytes: Int { Int(rsc_stream_memory(handle)) }
+}

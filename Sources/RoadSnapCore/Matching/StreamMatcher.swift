@@ -1,0 +1,79 @@
+import RoadSnapBridge
+
+/// One answer of the streaming matcher: where a fix lies on the road network (see `StreamMatcher`).
+public struct StreamMatch: Hashable, Sendable {
+    /// Directed arc (2 × edge, + 1 against the edge's geometry).
+    public var arc: Int
+    public var edge: Int { arc >> 1 }
+    public var isForward: Bool { arc & 1 == 0 }
+    /// Metres along the arc from its tail.
+    public var offset: Double
+    /// The matched point (local metres of the network's frame) and its coordinate.
+    public var point: LocalPoint
+    public var coordinate: GeoCoordinate
+    /// Fix to matched point, metres.
+    public var distance: Double
+    /// The fix was within the minimum fix distance of the last scored fix and took its match.
+    public var held: Bool
+}
+
+/// Map matching of a live feed, one fix at a time, on the batch matcher's engine (`MatchStream`: the same
+/// candidates, emission, transition and route search as `MapMatcher`, turn restrictions included): the answer for
+/// the newest fix (lag 0), or for one up to `maxLag` fixes back once that many more arrived. A route's arcs can be
+/// favoured (`setRoute`, navigation); `reset` after a reroute or a long gap. Memory stays bounded on an endless
+/// drive. Not thread-safe.
+public final class StreamMatcher {
+    public let network: RoadNetwork
+    public let graph: MatchGraph
+    public let frame: LocalFrame
+    public let query: SegmentQuery
+    public let parameters: MatchParameters
+    let stream: MatchStream
+
+    /// `graph` defaults to a new one (share one between threads); `parameters` as for `MapMatcher` (sigma is used as
+    /// given: a live feed has no whole track to estimate it from); `routeBonus` log units of emission for the route's
+    /// arcs.
+    public init(network: RoadNetwork, graph: MatchGraph? = nil, parameters: MatchParameters = MatchParameters(),
+                maxLag: Int = 5, routeBonus: Double = 2) throws(RoadSnapError)
+    {
+        self.network = network
+        if let graph { self.graph = graph } else { self.graph = try MatchGraph(network: network) }
+        frame = try network.makeFrame()
+        query = try SegmentQuery(index: network.index, capacity: 256)
+        stream = try MatchStream(graph: self.graph, query: query, parameters: parameters, maxLag: maxLag,
+                                 routeBonus: routeBonus)
+        self.parameters = parameters
+    }
+
+    public var maxLag: Int { stream.maxLag }
+
+    /// Pushes one fix (its local position is computed here, once).
+    public func push(_ fix: Fix) throws(RoadSnapError) {
+        let p = frame.forward(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+        try push(fix, at: p)
+    }
+
+    /// Pushes one fix whose local position the caller already has.
+    public func push(_ fix: Fix, at p: LocalPoint) throws(RoadSnapError) {
+        try stream.push(x: p.x, y: p.y, time: fix.time ?? .nan, course: fix.course ?? .nan, speed: fix.speed ?? .nan)
+    }
+
+    /// The answer for the fix pushed `lag` fixes before the newest: nil when unmatched, when `lag` exceeds `maxLag`
+    /// or the fixes pushed since the last reset.
+    public func result(lag: Int = 0) -> StreamMatch? {
+        guard let f = stream.result(lag: lag), f.arc >= 0 else { return nil }
+        let g = frame.inverse(f.point)
+        return StreamMatch(arc: f.arc, offset: f.offset, point: f.point,
+                           coordinate: GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude),
+                           distance: f.distance, held: f.held)
+    }
+
+    /// Favours these arcs (the route being followed) from the next fix; empty clears.
+    public func setRoute(arcs: [Int32]) throws(RoadSnapError) { try stream.setRoute(arcs: arcs) }
+
+    /// Forgets every fix (after a reroute or a long gap); the route stays.
+    public func reset() { stream.reset() }
+
+    /// Bytes held by the stream's growable buffers.
+    public var memoryBytes: Int { stream.memoryBytes }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+import RoadSnapBridge
+import RoadSnapCore
+import RoadSnapFormats
+
+/// The matching engine's incremental mode (`StreamMatcher`, `MatchStream`) against its batch run, on the sample drive
+/// (Newson & Krumm's Bellevue track, Samples/) and a hand-drawn junction with a turn restriction.
+@Suite struct StreamMatcherTests {
+    /// Parameters both modes apply alike: sigma as given, fixes held within 2 sigma.
+    static var parameters: MatchParameters {
+        var p = MatchParameters()
+        p.raiseSigmaToTrack = false
+        p.minFixDistance = 2 * p.sigma
+        return p
+    }
+
+    static func localDrive(_ network: RoadNetwork, range: Range<Int>) throws -> (x: [Double], y: [Double], t: [Double]) {
+        let track = try TrackReader.read(path: TestData.bellevueDrive)
+        let fixes = Array(track.fixes[range])
+        let frame = try network.makeFrame()
+        var x: [Double] = [], y: [Double] = []
+        frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+                      x: &x, y: &y)
+        return (x, y, fixes.map { $0.time ?? .nan })
+    }
+
+    /// Online at lag L = the batch answer for the same fix over the same window (the fixes pushed so far), for every
+    /// fix of a 400-fix cut (past many cut-backs of the stream's window), lags 0, 2, 5, 10.
+    @Test func onlineAtLagEqualsBatchOverTheSameWindow() throws {
+        let network = try TestData.bellevue()
+        let graph = try MatchGraph(network: network)
+        let query = try SegmentQuery(index: network.index, capacity: 256)
+        let engine = try MatchEngine(graph: graph, query: query)
+        let (x, y, t) = try Self.localDrive(network, range: 200..<600)
+        let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters, maxLag: 10, routeBonus: 0)
+        var compared = 0, differing: [String] = []
+        for i in x.indices {
+            try stream.push(x: x[i], y: y[i], time: t[i])
+            guard i % 7 == 0 || i == x.count - 1 else { continue }
+            let n = try engine.run(parameters: Self.parameters, x: Array(x[...i]), y: Array(y[...i]),
+                                   time: Array(t[...i]), course: nil, speed: nil)
+            #expect(n >= 1)
+            let batch = engine.fixes
+            for lag in [0, 2, 5, 10] where lag <= i {
+                let online = try #require(stream.result(lag: lag))
+                let b = batch[i - lag]
+                compared += 1
+                if online.arc != b.arc || (b.arc >= 0 && abs(online.offset - b.offset) > 1e-9) || online.held != b.held {
+                    differing.append("fix \(i - lag) at \(i) lag \(lag): online \(online.arc)@\(online.offset) batch \(b.arc)@\(b.offset)")
+                }
+            }
+        }
+        #expect(compared > 200)
+        #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+        #expect(stream.result(lag: 11) == nil)
+    }
+
+    /// Memory stays flat: the drive pushed five times over (times shifted) holds no more than after the first pass.
+    @Test func memoryIsBoundedOnAnEndlessDrive() throws {
+        let network = try TestData.bellevue()
+        let matcher = try StreamMatcher(network: network, parameters: Self.parameters, maxLag: 5)
+        let track = try TrackReader.read(path: TestData.bellevueDrive)
+        var afterFirst = 0
+        for pass in 0..<5 {
+            for f in track.fixes {
+                var g = f
+                g.time = (f.time ?? 0) + Double(pass) * 10_000
+                try matcher.push(g)
+            }
+            if pass == 0 { afterFirst = matcher.memoryBytes }
+            #expect(matcher.memoryBytes <= afterFirst, "pass \(pass): \(matcher.memoryBytes) > \(afterFirst)")
+        }
+        #expect(afterFirst > 0 && afterFirst < 4 << 20)
+        #expect(matcher.result() != nil)
+        matcher.reset()
+        #expect(matcher.result() == nil)
+    }
+
+    /// The route bonus pulls answers onto the route's arcs: with the drive's own matched arcs as the route and a large
+    /// bonus, at least as many lag-0 answers lie on them as without.
+    @Test func routeBonusFavoursTheRoute() throws {
+        let network = try TestData.bellevue()
+        let track = try TrackReader.read(path: TestData.bellevueDrive)
+        let cut = Array(track.fixes[0..<300])
+        let batch = try MapMatcher(network: network, parameters: Self.parameters).match(Track(name: "cut", fixes: cut))
+        let routeEdges = Set(batch.subMatches.flatMap(\.edges))
+        func onRoute(bonus: Double) throws -> Int {
+            let m = try StreamMatcher(network: network, parameters: Self.parameters, maxLag: 0, routeBonus: bonus)
+            try m.setRoute(arcs: routeEdges.flatMap { [Int32(2 * $0), Int32(2 * $0 + 1)] })
+            var on = 0
+            for f in cut {
+                try m.push(f)
+                if let r = m.result(), routeEdges.contains(r.edge) { on += 1 }
+            }
+            return on
+        }
+        let without = try onRoute(bonus: 0), with = try onRoute(bonus: 20)
+        #expect(with >= without)
+        #expect(with > cut.count * 9 / 10, "\(with) of \(cut.count)")
+    }
+
+    /// The online engine never answers a forbidden turn: on a junction where the left turn from the west onto the
+    /// north road is forbidden, consecutive answers never go from the west arc straight onto the north arc; without
+    /// the restriction they do (so the check can fail).
+    @Test func onlineNeverCrossesAForbiddenTurn() throws {
+        for restricted in [false, true] {
+            let (network, map) = try MatchingTurnRestrictionTests.crossroads(restricted: restricted)
+            let graph = try MatchGraph(network: network)
+            let w = try #require(map.positions["w"]), c = try #require(map.positions["c"])
+            let n = try #require(map.positions["n"])
+            var fixes: [Fix] = []
+            for k in 0...20 {  // w -> c -> n every 5 m, 1 s apart
+                let (a, b, s) = k <= 10 ? (w, c, Double(k) / 10) : (c, n, Double(k - 10) / 10)
+                fixes.append(Fix(coordinate: GeoCoordinate(uncheckedLatitude: a.latitude + s * (b.latitude - a.latitude),
+                                                           longitude: a.longitude + s * (b.longitude - a.longitude)),
+                                 time: Double(k) * 5))
+            }
+            var p = Self.parameters
+            p.minFixDistance = 0
+            // Lag 0 as each fix arrives, and the settled answers (every fix answered from the end of the drive).
+            let m = try StreamMatcher(network: network, graph: graph, parameters: p, maxLag: fixes.count - 1)
+            var live: [Int] = []
+            for f in fixes {
+                try m.push(f)
+                if let r = m.result() { live.append(r.arc) }
+            }
+            let settled = (0..<fixes.count).reversed().compactMap { m.result(lag: $0)?.arc }
+            for (answers, isSettled) in [(live, false), (settled, true)] {
+            let turns = zip(answers, answers.dropFirst()).filter { a, b in
+                a != b && network.graph.arcHead[a] == network.graph.arcTail[b]
+            }
+            let forbidden = turns.filter { !graph.isTurnAllowed(from: $0.0, to: $0.1) }
+            #expect(forbidden.isEmpty, "restricted \(restricted): \(forbidden)")
+            let west = try #require(network.edges.indices.first { network.nodeKeys[network.edges[$0].fromNode] == 10 })
+            let leftTurn = turns.contains { a, b in
+                a >> 1 == west && network.edges[b >> 1].sourceID == .osmWay(2)
+            }
+            // Lag 0 may place the fix at the junction on the east road; the settled chain turns left when it may.
+            if isSettled { #expect(leftTurn == !restricted, "restricted \(restricted): answers \(answers)") }
+            #expect(answers.count == fixes.count)
+            }
+        }
+    }
+
+    /// Naive Viterbi against the fast one: the engine with its pruning switched off (no beam: every previous state
+    /// expanded; exact per-arc route searches, no joint search and its early stop) against the defaults, on short
+    /// cuts of the sample drive every 5th fix: the same arc for at least 97 % of the fixes.
+    @Test func fastViterbiAgreesWithExhaustiveSearch() throws {
+        let network = try TestData.bellevue()
+        let track = try TrackReader.read(path: TestData.bellevueDrive)
+        var exhaustive = Self.parameters
+        exhaustive.beam = 10_000
+        exhaustive.jointSearchBeam = 10_000
+        exhaustive.jointSearchInterval = .infinity
+        exhaustive.maxCandidates = 16
+        var fast = Self.parameters
+        fast.maxCandidates = 16
+        var same = 0, total = 0
+        for start in stride(from: 0, to: 1300, by: 100) {
+            let cut = Track(name: "cut", fixes: stride(from: start, to: min(start + 100, track.fixes.count), by: 5)
+                .map { track.fixes[$0] })
+            let a = try MapMatcher(network: network, parameters: exhaustive).match(cut)
+            let b = try MapMatcher(network: network, parameters: fast).match(cut)
+            for (x, y) in zip(a.fixes, b.fixes) {
+                total += 1
+                if x?.edge == y?.edge { same += 1 }
+            }
+        }
+        #expect(total > 200)
+        #expect(Double(same) >= 0.97 * Double(total), "\(same) of \(total)")
+    }
+}
