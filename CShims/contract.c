@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "cshims.h"
+#include "cshims_ch_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -638,6 +639,250 @@ done:
     return e;
 }
 
+static int nd_canceled(void *user) { return canceled((ch *)user) != 0; }
+
+/* Contracts every remaining node in a nested-dissection order of the remaining graph (rsc_ch_nd_order), without
+ * witness searches: contracting v links each in-neighbour u to each out-neighbour w (u -> v -> w), keeping the
+ * cheaper of that and an existing u -> w link. No shortest path is lost whatever the order (every path through v
+ * gets its shortcut); the order keeps the added links few. Then prune_top drops the links among these nodes that a
+ * path through higher-ranked nodes undercuts. */
+static int nd_top(ch *c, int32_t *next_rank, double band) {
+    const int32_t R = c->remaining_len;
+    if (R == 0) return 0;
+    int e = 0;
+    int32_t *local = c->argmin; /* scratch: argmin is only used by the rounds */
+    for (int32_t i = 0; i < R; i++) local[c->remaining[i]] = i;
+    size_t *start = malloc(sizeof(size_t) * ((size_t)R + 1));
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)R);
+    if (!start || !order) { free(start); free(order); return RSC_ENOMEM; }
+    start[0] = 0;
+    for (int32_t i = 0; i < R; i++) {
+        const int32_t v = c->remaining[i];
+        start[i + 1] = start[i] + (size_t)c->out.count[v] + (size_t)c->in.count[v];
+    }
+    int32_t *adj = malloc(sizeof(int32_t) * (start[R] + 1));
+    if (!adj) { free(start); free(order); return RSC_ENOMEM; }
+    for (int32_t i = 0; i < R; i++) {
+        const int32_t v = c->remaining[i];
+        size_t at = start[i];
+        const entry *o = c->out.pool + c->out.start[v];
+        for (int32_t k = 0; k < c->out.count[v]; k++) adj[at++] = local[o[k].node];
+        const entry *q = c->in.pool + c->in.start[v];
+        for (int32_t k = 0; k < c->in.count[v]; k++) adj[at++] = local[q[k].node];
+    }
+    const double t_order = seconds();
+    const int rc = rsc_ch_nd_order(R, start, adj, band, order, nd_canceled, c);
+    free(start);
+    free(adj);
+    if (rc) { free(order); return rc > 0 ? (canceled(c) ? canceled(c) : RSC_ECANCELED) : RSC_ENOMEM; }
+    if (getenv("RSC_CH_TRACE")) fprintf(stderr, "nested-dissection order of %d nodes: %.3f s\n", R, seconds() - t_order);
+    for (int32_t i = 0; i < R; i++) order[i] = c->remaining[order[i]];
+    /* Marks of u's out-neighbours: stamp and position in u's out list. */
+    int32_t *stamp = malloc(sizeof(int32_t) * (size_t)c->n), *slot = malloc(sizeof(int32_t) * (size_t)c->n);
+    if (!stamp || !slot) { e = RSC_ENOMEM; goto done; }
+    for (int32_t v = 0; v < c->n; v++) stamp[v] = -1;
+    {
+        int32_t counter = 0;
+        for (int32_t i = 0; i < R; i++) {
+            const int32_t v = order[i];
+            for (int32_t ki = 0; ki < c->in.count[v]; ki++) {
+                const entry in = c->in.pool[c->in.start[v] + (size_t)ki];
+                const int32_t u = in.node;
+                if (u == v) continue;
+                if (++counter == INT32_MAX) {
+                    for (int32_t x = 0; x < c->n; x++) stamp[x] = -1;
+                    counter = 1;
+                }
+                {
+                    const entry *o = c->out.pool + c->out.start[u];
+                    for (int32_t m = 0; m < c->out.count[u]; m++) {
+                        stamp[o[m].node] = counter;
+                        slot[o[m].node] = m;
+                    }
+                }
+                for (int32_t ko = 0; ko < c->out.count[v]; ko++) {
+                    const entry out = c->out.pool[c->out.start[v] + (size_t)ko];
+                    const int32_t w = out.node;
+                    if (w == v || w == u) continue;
+                    const int64_t sum = (int64_t)c->cost[in.link] + c->cost[out.link];
+                    const int32_t cost = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
+                    if (stamp[w] == counter) {
+                        entry *o = c->out.pool + c->out.start[u];
+                        const int32_t m = slot[w];
+                        const int32_t old = o[m].link;
+                        if (c->cost[old] <= cost) continue;
+                        if (c->first[old] >= 0) {
+                            /* A shortcut between two remaining nodes: no link stands for it yet (only contracting u
+                             * or w makes links through it), so it is updated in place. Entry costs are not read
+                             * from here on (only c->cost). */
+                            c->cost[old] = cost;
+                            c->first[old] = in.link;
+                            c->second[old] = out.link;
+                            const int64_t h = (int64_t)c->hops[in.link] + c->hops[out.link];
+                            c->hops[old] = h > INT32_MAX ? INT32_MAX : (int32_t)h;
+                            continue;
+                        }
+                        adj_remove(&c->in, w, old);
+                        c->alive[old] = 0;
+                        o[m] = o[--c->out.count[u]];
+                        if (m < c->out.count[u]) slot[o[m].node] = m;
+                    }
+                    if (add_link(c, u, w, cost, in.link, out.link)) { e = RSC_ENOMEM; goto done; }
+                    c->shortcuts++;
+                    stamp[w] = counter;
+                    slot[w] = c->out.count[u] - 1;
+                }
+            }
+            /* Take v out of the remaining graph. */
+            const entry *ins = c->in.pool + c->in.start[v];
+            for (int32_t k = 0; k < c->in.count[v]; k++)
+                if (ins[k].node != v) adj_remove(&c->out, ins[k].node, ins[k].link);
+            const entry *outs = c->out.pool + c->out.start[v];
+            for (int32_t k = 0; k < c->out.count[v]; k++)
+                if (outs[k].node != v) adj_remove(&c->in, outs[k].node, outs[k].link);
+            c->out.count[v] = 0;
+            c->in.count[v] = 0;
+            c->state[v] = STATE_CONTRACTED;
+            c->rank[v] = (*next_rank)++;
+            if ((i & 255) == 0) {
+                if ((e = canceled(c))) goto done;
+                report(c, "contracting", c->n > 0 ? (double)*next_rank / c->n : 1);
+                if ((i & 4095) == 0) {
+                    adj_compact(&c->out, c->n);
+                    adj_compact(&c->in, c->n);
+                }
+            }
+        }
+    }
+    c->remaining_len = 0;
+done:
+    free(order);
+    free(stamp);
+    free(slot);
+    return e;
+}
+
+/* Drops links among the nodes ranked >= top_start that no shortest path needs: processing nodes from the top down,
+ * the cost of each link x -> y (x below y) is lowered to any cheaper path x -> z -> y through a node z above x
+ * (whose links to y are final by then), and so for links y -> x; a link whose cost is then undercut is never part of
+ * a shortest path, so no up-down shortest path uses it (the upward queries stay exact). Returns the links dropped,
+ * or -1 when memory runs out. */
+static int64_t prune_top(ch *c, int32_t top_start) {
+    const int32_t T = c->n - top_start;
+    if (T <= 1) return 0;
+    const size_t L = c->links;
+    size_t count = 0;
+    for (size_t l = 0; l < L; l++)
+        if (c->alive[l] && c->rank[c->tail[l]] >= top_start && c->rank[c->head[l]] >= top_start && c->tail[l] != c->head[l])
+            count++;
+    int64_t dropped = -1;
+    int32_t *links = malloc(sizeof(int32_t) * (count + 1));
+    int64_t *m = malloc(sizeof(int64_t) * (count + 1));
+    size_t *ostart = calloc((size_t)T + 1, sizeof(size_t)), *istart = calloc((size_t)T + 1, sizeof(size_t));
+    int32_t *onode = malloc(sizeof(int32_t) * (count + 1)), *oarc = malloc(sizeof(int32_t) * (count + 1));
+    int32_t *inode = malloc(sizeof(int32_t) * (count + 1)), *iarc = malloc(sizeof(int32_t) * (count + 1));
+    int32_t *mk = malloc(sizeof(int32_t) * (size_t)T), *sl = malloc(sizeof(int32_t) * (size_t)T);
+    if (!links || !m || !ostart || !istart || !onode || !oarc || !inode || !iarc || !mk || !sl) goto done;
+    size_t k = 0;
+    for (size_t l = 0; l < L; l++) {
+        if (!(c->alive[l] && c->rank[c->tail[l]] >= top_start && c->rank[c->head[l]] >= top_start && c->tail[l] != c->head[l]))
+            continue;
+        links[k] = (int32_t)l;
+        m[k] = c->cost[l];
+        ostart[c->rank[c->tail[l]] - top_start + 1]++;
+        istart[c->rank[c->head[l]] - top_start + 1]++;
+        k++;
+    }
+    for (int32_t x = 0; x < T; x++) {
+        ostart[x + 1] += ostart[x];
+        istart[x + 1] += istart[x];
+        mk[x] = -1;
+    }
+    /* Lists sorted by the other end's rank, highest first (so the triangle loops stop at x): the in-lists in link
+     * order first, the out-lists from them by head descending, then the in-lists again by tail descending. */
+    for (size_t a = 0; a < count; a++) {
+        const int32_t l = links[a];
+        const int32_t h = c->rank[c->head[l]] - top_start;
+        const size_t pi = istart[h]++;
+        inode[pi] = c->rank[c->tail[l]] - top_start;
+        iarc[pi] = (int32_t)a;
+    }
+    for (int32_t x = T; x > 0; x--) istart[x] = istart[x - 1];
+    istart[0] = 0;
+    for (int32_t h = T - 1; h >= 0; h--)
+        for (size_t p = istart[h]; p < istart[h + 1]; p++) {
+            const size_t po = ostart[inode[p]]++;
+            onode[po] = h;
+            oarc[po] = iarc[p];
+        }
+    for (int32_t x = T; x > 0; x--) ostart[x] = ostart[x - 1];
+    ostart[0] = 0;
+    {
+        size_t *fill = malloc(sizeof(size_t) * ((size_t)T + 1));
+        if (!fill) goto done;
+        memcpy(fill, istart, sizeof(size_t) * ((size_t)T + 1));
+        for (int32_t t = T - 1; t >= 0; t--)
+            for (size_t p = ostart[t]; p < ostart[t + 1]; p++) {
+                const size_t pi = fill[onode[p]]++;
+                inode[pi] = t;
+                iarc[pi] = oarc[p];
+            }
+        free(fill);
+    }
+    int32_t stamp = 0;
+    for (int32_t x = T - 1; x >= 0; x--) {
+        stamp++;
+        for (size_t p = ostart[x]; p < ostart[x + 1]; p++)
+            if (onode[p] > x) { mk[onode[p]] = stamp; sl[onode[p]] = oarc[p]; }
+        for (size_t p = ostart[x]; p < ostart[x + 1]; p++) {
+            const int32_t z = onode[p];
+            if (z <= x) continue;
+            const int64_t mz = m[oarc[p]];
+            for (size_t q = ostart[z]; q < ostart[z + 1]; q++) {
+                const int32_t y = onode[q];
+                if (y <= x) break;
+                if (mk[y] != stamp || y == z) continue;
+                const int64_t via = mz + m[oarc[q]];
+                if (via < m[sl[y]]) m[sl[y]] = via;
+            }
+        }
+        stamp++;
+        for (size_t p = istart[x]; p < istart[x + 1]; p++)
+            if (inode[p] > x) { mk[inode[p]] = stamp; sl[inode[p]] = iarc[p]; }
+        for (size_t p = istart[x]; p < istart[x + 1]; p++) {
+            const int32_t z = inode[p];
+            if (z <= x) continue;
+            const int64_t mz = m[iarc[p]];
+            for (size_t q = istart[z]; q < istart[z + 1]; q++) {
+                const int32_t y = inode[q];
+                if (y <= x) break;
+                if (mk[y] != stamp || y == z) continue;
+                const int64_t via = mz + m[iarc[q]];
+                if (via < m[sl[y]]) m[sl[y]] = via;
+            }
+        }
+        if ((x & 1023) == 0 && canceled(c)) goto done;
+    }
+    dropped = 0;
+    for (size_t a = 0; a < count; a++)
+        if (m[a] < c->cost[links[a]]) {
+            c->alive[links[a]] = 0;
+            dropped++;
+        }
+done:
+    free(links);
+    free(m);
+    free(ostart);
+    free(istart);
+    free(onode);
+    free(oarc);
+    free(inode);
+    free(iarc);
+    free(mk);
+    free(sl);
+    return dropped;
+}
+
 static int build_search_graph(ch *c, rsc_ch_result *r) {
     const int32_t n = c->n;
     const size_t L = c->links;
@@ -819,10 +1064,23 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
     }
     c->remaining_len = n;
 
-    report(c, "priorities", 0);
-    int e = parallel(c, task_priority, c->remaining, c->remaining_len);
-    if (e) return e;
-    report(c, "priorities", 1);
+    /* Order: "greedy" (rounds, then the serial tail; nodes above core_degree stay a core), "hybrid" (rounds while
+     * they contract many nodes at once, then a nested-dissection order for the rest, contracted without witness
+     * searches: no core), or "nd" (the nested-dissection order for every node). */
+    const char *order_env = getenv("RSC_CH_ORDER");
+    int mode = c->opt.order;
+    if (order_env) mode = !strcmp(order_env, "greedy") ? RSC_CH_ORDER_GREEDY : !strcmp(order_env, "nd") ? RSC_CH_ORDER_ND : RSC_CH_ORDER_HYBRID;
+    const char *band_env = getenv("RSC_CH_BAND");
+    const double band = band_env ? atof(band_env) : 0.25;
+    const char *switch_env = getenv("RSC_CH_SWITCH");
+    const int64_t switch_factor = switch_env && atoi(switch_env) > 0 ? atoi(switch_env) : 32;
+    int e = 0;
+    if (mode != RSC_CH_ORDER_ND) {
+        report(c, "priorities", 0);
+        e = parallel(c, task_priority, c->remaining, c->remaining_len);
+        if (e) return e;
+        report(c, "priorities", 1);
+    }
 
     int32_t next_rank = 0, round = 0;
     const double tstart = seconds();
@@ -832,7 +1090,8 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
     const char *tail_env = getenv("RSC_CH_TAIL");
     const int64_t tail_factor = tail_env && atoi(tail_env) > 0 ? atoi(tail_env) : TAIL_FACTOR;
     report(c, "contracting", 0);
-    while (c->remaining_len > 0) {
+    int32_t top_start = -1;
+    while (c->remaining_len > 0 && mode != RSC_CH_ORDER_ND) {
         if ((e = canceled(c))) return e;
         /* Select the local minima. A selected node whose priority was an estimate is simulated again and stays
          * selected only if its priority did not rise (dropping nodes keeps the set independent). */
@@ -864,6 +1123,10 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
             if (kept == 0) continue; /* every candidate's priority rose: select again with the fresh ones */
         }
         if (c->selected_len == 0) break; /* every node left is above the core degree */
+        if (mode == RSC_CH_ORDER_HYBRID && (int64_t)c->selected_len * switch_factor < c->remaining_len) {
+            for (int32_t i = 0; i < c->selected_len; i++) c->state[c->selected[i]] = STATE_REMAINING;
+            break;
+        }
         if ((int64_t)c->selected_len * tail_factor < c->remaining_len) {
             /* The dense top: rounds now contract too few nodes to pay for their passes over the graph. */
             for (int32_t i = 0; i < c->selected_len; i++) c->state[c->selected[i]] = STATE_REMAINING;
@@ -909,6 +1172,19 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
             adj_compact(&c->in, n);
         }
         report(c, "contracting", n > 0 ? (double)next_rank / n : 1);
+    }
+    if (mode != RSC_CH_ORDER_GREEDY && c->remaining_len > 0) {
+        const double t0 = seconds();
+        const int32_t rounds_left = c->remaining_len;
+        top_start = next_rank;
+        if ((e = nd_top(c, &next_rank, band))) return e;
+        const double t1 = seconds();
+        const int64_t before = c->shortcuts;
+        const int64_t dropped = prune_top(c, top_start);
+        if (dropped < 0) return canceled(c) ? canceled(c) : RSC_ENOMEM;
+        if (trace)
+            fprintf(stderr, "nested dissection: %d nodes after %d rounds, %.3f s order + contract, %.3f s prune (%lld of the links among them dropped), %lld shortcuts\n",
+                    rounds_left, round, t1 - t0, seconds() - t1, (long long)dropped, (long long)before);
     }
     report(c, "contracting", 1);
     if ((e = canceled(c))) return e;

@@ -3,8 +3,9 @@
  * hierarchy from a graph written by RSC_CH_DUMP, checks it against Dijkstra and times pure-C queries.
  *
  *   RSC_CH_DUMP=/tmp/t4.bin .build/release/Benchmarks preprocess tiles=4 grid=   # writes the turn graph, stops
- *   cc -O2 -ICShims/include scripts/ch_offline.c CShims/contract.c -o /tmp/ch_offline -lpthread
- *   [RSC_CH_TRACE=1 RSC_CH_LIMITS=... RSC_CH_CORE_DEGREE=...] /tmp/ch_offline /tmp/t4.bin [threads] [core] [sources]
+ *   cc -O2 -ICShims/include -ICShims scripts/ch_offline.c CShims/contract.c CShims/ch_order.c -o /tmp/ch_offline -lpthread
+ *   [RSC_CH_TRACE=1 RSC_CH_ORDER=hybrid|greedy|nd RSC_CH_SWITCH=k RSC_CH_BAND=f RSC_CH_LIMITS=... RSC_CH_CORE_DEGREE=...]
+ *       /tmp/ch_offline /tmp/t4.bin [threads] [core] [sources]
  *
  * Prints build time, shortcuts, core size, then `sources` random sources x 20 random targets: hierarchy cost (node to
  * node, bidirectional upward search with stall-on-demand) against a full Dijkstra per source, and query p50/p99.

@@ -8,12 +8,18 @@
  * that avoid the whole set (so contracting the set at once is exact) and are bounded in settled nodes and links
  * followed (a missed witness only adds a shortcut, never loses a path); then the priorities of their neighbours are
  * recomputed in parallel (small neighbourhoods at once, big ones marked stale and simulated again when selected).
- * Once a round selects fewer than 1/256 of the nodes left (the dense top of the hierarchy), the rest is contracted
- * one node at a time in order of lazily updated priority. Results do not depend on the number of threads.
+ * The dense top of the hierarchy (hybrid order, the default: once a round selects fewer than 1/32 of the nodes left)
+ * is ordered by nested dissection (max-flow separators, CShims/ch_order.c) and contracted in that order without
+ * witness searches (every in-neighbour linked to every out-neighbour, cheapest kept), then links undercut by a path
+ * through higher nodes are dropped; no node is left uncontracted. With the greedy order, the top is contracted one
+ * node at a time in order of lazily updated priority instead. Results do not depend on the number of threads.
  *
  * Diagnostics and tuning through the environment (read by rsc_ch_build): RSC_CH_TRACE=1 prints per-phase times to
  * stderr; RSC_CH_LIMITS="sim_settle,sim_hops,con_settle,con_hops" overrides the witness bounds; RSC_CH_TAIL=k
- * switches to the serial tail once a round selects fewer than 1/k of the nodes left; RSC_CH_CORE_DEGREE=d overrides
+ * switches to the serial tail once a round selects fewer than 1/k of the nodes left; RSC_CH_ORDER=greedy|hybrid|nd
+ * overrides options.order; RSC_CH_SWITCH=k makes the hybrid order leave the rounds once a round selects fewer than
+ * 1/k of the nodes left (default 32); RSC_CH_BAND=f sets the nested dissection's source and sink fraction (default
+ * 0.25); RSC_CH_CORE_DEGREE=d overrides
  * core_degree (0: contract every node); RSC_CH_DUMP=path writes the input graph to path (little-endian int32: node
  * count, link count, starts, targets, costs) and returns RSC_ECANCELED without building, for offline tuning with
  * scripts/ch_offline.c.
@@ -47,7 +53,16 @@ typedef struct rsc_ch_options {
      * stops the build, which then returns RSC_ECANCELED. May be NULL. */
     int (*is_canceled)(void *user);
     void *user;
+    /* Contraction order (RSC_CH_ORDER_*; 0 = hybrid). Greedy: rounds of independent sets by witness-search priority,
+     * then one node at a time; nodes above core_degree stay a core. Hybrid: the rounds while they contract at least
+     * 1/32 of the nodes left, then a nested-dissection order (max-flow separators) for the rest, contracted without
+     * witness searches and pruned (no core). ND: the nested-dissection order for every node. */
+    int32_t order;
 } rsc_ch_options;
+
+#define RSC_CH_ORDER_HYBRID 0
+#define RSC_CH_ORDER_GREEDY 1
+#define RSC_CH_ORDER_ND 2
 
 /* A contraction hierarchy as flat arrays (all malloc'd, owned by the caller, freed by rsc_ch_result_free).
  *

@@ -22,19 +22,38 @@ public struct HierarchyArrays: Sendable {
     public var shortcutCount: Int, coreSize: Int, rounds: Int
 }
 
+/// How the contraction orders the nodes (`RSC_CH_ORDER_*` in `cshims_ch.h`).
+public enum HierarchyOrder: Hashable, Sendable {
+    /// Rounds of independent node sets by witness-search priority while they contract many nodes at once, then a
+    /// nested-dissection order (max-flow separators) for the rest, contracted without witness searches and pruned.
+    /// Every node is contracted (no core). The default.
+    case hybrid
+    /// The rounds, then one node at a time by priority; nodes above `coreDegree` links stay a core.
+    case greedy
+    /// The nested-dissection order for every node.
+    case nestedDissection
+}
+
 /// Tuning of the contraction (see `rsc_ch_options`); the defaults suit road networks.
 public struct HierarchyBuildOptions: Hashable, Sendable {
-    /// Nodes with more in + out links than this stay uncontracted (a core searched by plain Dijkstra); 0: no limit.
+    /// Nodes with more in + out links than this are not contracted by the rounds; with the greedy order they stay
+    /// uncontracted (a core searched by plain Dijkstra), with the hybrid order they go to its nested-dissection top.
+    /// 0: no limit.
     public var coreDegree: Int = 128
+    /// Node order of the contraction.
+    public var order: HierarchyOrder = .hybrid
     /// Witness search bounds (settled nodes, links followed) while ordering and while contracting; 0: C defaults.
     public var simulationSettleLimit = 0, simulationHopLimit = 0
     public var contractionSettleLimit = 0, contractionHopLimit = 0
 
-    public init(coreDegree: Int = 128) { self.coreDegree = coreDegree }
+    public init(coreDegree: Int = 128, order: HierarchyOrder = .hybrid) {
+        self.coreDegree = coreDegree
+        self.order = order
+    }
 }
 
 /// Builds contraction hierarchies with the C preprocessing (`rsc_ch_build`: independent node sets contracted in
-/// rounds on the available cores).
+/// rounds on the available cores, then by default a nested-dissection order for the dense top).
 public enum HierarchyBuilder {
     /// Contracts the graph whose links leaving node v are `targets/costs[starts[v] ..< starts[v + 1]]`.
     /// Progress goes to `control.progress` (phases "priorities", "contracting", "search graph"); a canceled build
@@ -58,6 +77,11 @@ public enum HierarchyBuilder {
         raw.simulation_hop_limit = Int32(clamping: options.simulationHopLimit)
         raw.contraction_settle_limit = Int32(clamping: options.contractionSettleLimit)
         raw.contraction_hop_limit = Int32(clamping: options.contractionHopLimit)
+        switch options.order {
+        case .hybrid: raw.order = RSC_CH_ORDER_HYBRID
+        case .greedy: raw.order = RSC_CH_ORDER_GREEDY
+        case .nestedDissection: raw.order = RSC_CH_ORDER_ND
+        }
         if control.progress != nil {
             raw.progress = { user, phase, fraction in
                 guard let user else { return }

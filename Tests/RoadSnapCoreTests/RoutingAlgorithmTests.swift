@@ -56,16 +56,24 @@ enum RoutingTestData {
 
 @Suite struct RoutingAlgorithmTests {
     /// 1,000 random pairs (50 sources x 20 targets, random arcs and positions on them) on the Monaco extract: the
-    /// contraction hierarchy gives exactly the plain Dijkstra cost, and its unpacked path costs exactly that. Also
-    /// with contraction stopped early (`coreDegree` 6), so the core's bidirectional Dijkstra is checked too.
-    @Test(arguments: [ContractionHierarchy.defaultCoreDegree, 6])
-    func contractionHierarchyEqualsDijkstraOnAThousandPairs(coreDegree: Int) throws {
+    /// contraction hierarchy gives exactly the plain Dijkstra cost, and its unpacked path costs exactly that: the
+    /// default build (hybrid order: rounds, then a nested-dissection top, no core); the greedy order with contraction
+    /// stopped early (`coreDegree` 6), so the core's bidirectional Dijkstra is checked too; and the nested-dissection
+    /// order for every node.
+    enum Build: CaseIterable, Sendable { case defaultBuild, greedyWithCore, nestedDissection }
+
+    @Test(arguments: Build.allCases)
+    func contractionHierarchyEqualsDijkstraOnAThousandPairs(build: Build) throws {
         let router = try RoutingTestData.router(RoutingTestData.monaco)
         let prepared = router.profile(RoutingOptions())
         let g = prepared.graph
-        let ch = coreDegree == ContractionHierarchy.defaultCoreDegree
-            ? try #require(prepared.hierarchy) : try ContractionHierarchy(graph: g, coreDegree: coreDegree)
-        if coreDegree < ContractionHierarchy.defaultCoreDegree { #expect(ch.coreSize > 100) }
+        let ch: ContractionHierarchy
+        switch build {
+        case .defaultBuild: ch = try #require(prepared.hierarchy)
+        case .greedyWithCore: ch = try ContractionHierarchy(graph: g, coreDegree: 6, order: .greedy)
+        case .nestedDissection: ch = try ContractionHierarchy(graph: g, order: .nestedDissection)
+        }
+        if build == .greedyWithCore { #expect(ch.coreSize > 100) } else { #expect(ch.coreSize == 0) }
         let space = SearchSpace(count: g.arcCount)
         var pairs = 0, reachable = 0, mismatches = 0, badPaths = 0
         RoutingTestData.forEachRandomPair(g, network: router.network, seed: 44, sources: 50, targetsPerSource: 20) {

@@ -3,7 +3,10 @@
 /// (each node the priority minimum within two links) contracted in rounds on the available cores, priority =
 /// shortcuts added per link removed + turns they stand for per turn removed + level, witness searches bounded in
 /// settled nodes and links followed and avoiding the whole round's set (a missed witness only adds a shortcut, never
-/// loses a path). Queries are bidirectional upward searches with stall-on-demand.
+/// loses a path); once rounds contract few nodes, the rest (the dense top) is ordered by nested dissection
+/// (`CShims/ch_order.c`, max-flow separators) and contracted without witness searches, customizable-CH style, then
+/// links that a path through higher nodes undercuts are dropped. Queries are bidirectional upward searches with
+/// stall-on-demand.
 ///
 /// Query-time representation: the flat `Int32` arrays below, nothing else (so they can be stored in a file and used
 /// in place). Nodes are turn-graph nodes (arcs); links are the turn graph's turns in `TurnGraph` order (link k is
@@ -38,15 +41,17 @@ final class ContractionHierarchy: Sendable {
     /// Default `coreDegree`.
     static let defaultCoreDegree = 128
 
-    /// `coreDegree`: nodes with more links than this stay uncontracted; they form a core searched by plain
-    /// bidirectional Dijkstra (bounds preprocessing on grid-like city centres). `control` reports progress, can
-    /// cancel (then this throws `.canceled`) and sets the worker threads (0: all cores).
-    init(graph g: TurnGraph, coreDegree: Int = ContractionHierarchy.defaultCoreDegree,
+    /// `order`: how nodes are ordered (`HierarchyOrder`; the hybrid default contracts every node). `coreDegree`:
+    /// nodes with more links than this are left to the order's top; with `.greedy` they stay uncontracted, a core
+    /// searched by plain bidirectional Dijkstra. `control` reports progress, can cancel (then this throws
+    /// `.canceled`) and sets the worker threads (0: all cores).
+    init(graph g: TurnGraph, coreDegree: Int = ContractionHierarchy.defaultCoreDegree, order: HierarchyOrder = .hybrid,
          control: BuildControl = BuildControl()) throws(RoadSnapError)
     {
         let h = try HierarchyBuilder.build(nodeCount: g.arcCount, starts: Array(g.turnStart),
                                            targets: Array(g.turnTarget), costs: Array(g.turnCost),
-                                           options: HierarchyBuildOptions(coreDegree: coreDegree), control: control)
+                                           options: HierarchyBuildOptions(coreDegree: coreDegree, order: order),
+                                           control: control)
         nodeCount = h.nodeCount
         upStart = MappedArray(h.upStart); upTarget = MappedArray(h.upTarget); upCost = MappedArray(h.upCost)
         upLink = MappedArray(h.upLink)
