@@ -35,7 +35,13 @@ guard let name = args.first, let command = subcommands.first(where: { $0.name ==
     exit(args.first == "--help" || args.first == "-h" ? 0 : 2)
 }
 do {
-    exit(try command.run(Array(args.dropFirst())))
+    let status = try command.run(Array(args.dropFirst()))
+    let outputError = standardOutputError.load(ordering: .relaxed)
+    if outputError != 0 {
+        writeStderr("roadsnap \(name): cannot write standard output: \(String(cString: strerror(outputError)))\n")
+        exit(1)
+    }
+    exit(status)
 } catch {
     writeStderr("roadsnap \(name): \(error)\n")
     exit(1)
