@@ -78,9 +78,7 @@ public enum FileIO {
         }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            let name = entryName(entry)
             if name == "." || name == ".." || name.hasPrefix(".") { continue }
             names.append(name)
         }
@@ -121,6 +119,14 @@ public enum FileIO {
         var text = text
         let code = text.withUTF8 { FileIO.writeAll(1, UnsafeRawBufferPointer($0)) }
         if let code { throw .unwritableFile(path: "standard output", reason: errorText(code)) }
+    }
+
+    /// The name of a directory entry, read in place: the record `readdir` returns may be shorter than
+    /// `MemoryLayout<dirent>.size`, so copying `d_name` (a 256-byte tuple) can read past the end of the buffer
+    /// (found by AddressSanitizer under the C API fuzzer, issue 16).
+    static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+        let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
+        return String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
     }
 
     static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
@@ -265,9 +271,7 @@ enum StaleTemporaries {
         guard first, let dir = opendir(directory) else { return }
         var stale: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
-            }
+            let name = FileIO.entryName(entry)
             if let pid = ownerPID(ofTemporary: name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
                 stale.append(name)
             }
