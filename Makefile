@@ -151,3 +151,21 @@ cross-check: deps
 	  [ "$$o" = $(CROSS_DIR)/abi_host.o ] && continue; \
 	  readelf -h $$o | grep -q 'Machine:.*AArch64' || { echo "cross-check: $$o is not AArch64"; exit 1; }; done; \
 	echo "cross-check: CShims ($$(ls CShims/*.c CShims/*.cpp | wc -l) files) and roadsnap.h (C99, C++11, struct layouts) compile for aarch64"
+
+# ---- Reliability (issue 16, docs/reliability.md): libFuzzer targets and sanitizers ----------------------------------
+# `make fuzz FUZZ_SECONDS=N [FUZZ_TARGETS="gpx csv ..."]` fuzzes every parser and the C API, one target at a time.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+# The tests exercising threads (navigator sessions, C API handles, routing in parallel, `match --jobs`, gpsd).
+TSAN_FILTER ?= NavigationSessionTests|HandleTableTests|RoutingPreprocessingTests|RoutingPropertyTests|MatchCommandTests|LiveGPSTests
+.PHONY: fuzz fuzz-build sanitize sanitize-asan sanitize-tsan
+fuzz-build: deps
+	SWIFT=$(SWIFT) scripts/fuzz.sh build
+fuzz: fuzz-build
+	SWIFT=$(SWIFT) scripts/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+# Swift tests (which build CShims' C/C++ with the same sanitizers) under ASan+UBSan, the threaded ones under TSan.
+sanitize: sanitize-asan sanitize-tsan
+sanitize-asan: deps
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --build-path .build/asan --sanitize=address --sanitize=undefined
+sanitize-tsan: deps
+	$(SWIFT) test --build-path .build/tsan --sanitize=thread --filter '$(TSAN_FILTER)'

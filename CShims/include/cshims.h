@@ -169,4 +169,5 @@ const rsc_osm_restriction *rsc_osm_restrictions(const rsc_osm *osm);
 #include "cshims_log.h"
 #include "cshims_rsmap.h"
 #include "cshims_ch.h"
+#include "cshims_crash.h"
 #endif

@@ -263,8 +263,7 @@ public func rs_navigator_update_location(_ navigator: OpaquePointer?, _ fix: Uns
         let n = try navigatorObject(navigator)
         guard let fix else { throw .null("fix") }
         guard let f = fix.pointee.checked else {
-            throw APIFailure(RS_E_INVALID_FIX, "fix (\(fix.pointee.latitude), \(fix.pointee.longitude)) at time "
-                + "\(fix.pointee.time) is not a valid position and time")
+            throw APIFailure(RS_E_INVALID_FIX, fix.pointee.problem)
         }
         n.session.roadSnappedLocationProvider.updateLocation(with: f)
     }

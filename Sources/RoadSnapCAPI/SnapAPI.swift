@@ -13,6 +13,16 @@ extension rs_fix {
     }
 }
 
+extension rs_fix {
+    /// Why `checked` refused the fix: the position or the time, in the caller's values.
+    var problem: String {
+        if (try? GeoCoordinate(latitude: latitude, longitude: longitude)) == nil {
+            return "fix (\(latitude), \(longitude)) is not a valid latitude/longitude"
+        }
+        return "fix time \(time) s is beyond ±1e11 s from 1970 (give seconds since the epoch, or NaN when unknown)"
+    }
+}
+
 extension rs_snap_result {
     init(_ s: SnappedFix?) {
         guard let s else {
@@ -66,8 +76,8 @@ final class SnapperObject: ExclusiveObject, HandleObject, @unchecked Sendable {
     }
 }
 
-/// Largest time in seconds from the epoch (either way) a fix may carry: about 3,000 years.
-let maxFixTime = 1e11
+/// Largest time in seconds from the epoch (either way) a fix may carry (`Fix.maxTime`).
+let maxFixTime = Fix.maxTime
 
 /// Largest search radius a snapper accepts, metres.
 let maxSnapRadius = 10_000.0
@@ -107,8 +117,7 @@ public func rs_snapper_snap(_ snapper: OpaquePointer?, _ fix: UnsafePointer<rs_f
         guard let out else { throw .null("out") }
         guard let f = fix.pointee.checked else {
             out.pointee = .invalidFix
-            throw APIFailure(RS_E_INVALID_FIX,
-                             "fix (\(fix.pointee.latitude), \(fix.pointee.longitude)) is not a valid latitude/longitude")
+            throw APIFailure(RS_E_INVALID_FIX, fix.pointee.problem)
         }
         out.pointee = try s.exclusive { () throws(APIFailure) in rs_snap_result(s.snapper.snap(f, radius: s.radius)) }
     }

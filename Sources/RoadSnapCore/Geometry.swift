@@ -78,6 +78,14 @@ public struct Fix: Hashable, Sendable {
     /// Horizontal accuracy (1 sigma, metres), when known.
     public var horizontalAccuracy: Double?
 
+    /// Largest time in seconds from the epoch (either way) a fix may carry: 1e11 s, about 3,000 years (year 5138).
+    /// Track readers skip rows beyond it and the C API rejects them, so every output can write the time.
+    public static let maxTime = 1e11
+
+    /// Whether `time` is a usable fix time: finite and within ±`maxTime`.
+    @inlinable
+    public static func isUsableTime(_ time: Double) -> Bool { time.isFinite && abs(time) <= maxTime }
+
     public init(coordinate: GeoCoordinate, time: Double? = nil, course: Double? = nil, speed: Double? = nil,
                 altitude: Double? = nil, horizontalAccuracy: Double? = nil)
     {

@@ -1,7 +1,9 @@
 extension RoadNetwork {
     /// Loads car roads, ferries and turn restrictions from `.osm.pbf`, `.osm`, `.osm.gz` or `.osm.bz2` via libosmium.
+    /// Ways referencing nodes missing from the file keep their runs of located nodes; `warn` is told how many.
     public static func load(osmPath path: String,
-                            indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius) throws(RoadSnapError)
+                            indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius,
+                            warn: (String) -> Void = { _ in }) throws(RoadSnapError)
         -> RoadNetwork
     {
         let lower = path.lowercased()
@@ -11,9 +13,18 @@ extension RoadNetwork {
         let extract = try OSMExtract(path: path)
         var ways: [RoadWay] = []
         ways.reserveCapacity(extract.wayCount)
+        var roads = 0, cutRoads = 0, missingRefs = 0
+        var firstCut: Int64? = nil
         for w in 0..<extract.wayCount {
             guard let (attrs, direction) = OSMTags.attributes(extract.wayTags(w)) else { continue }
             let refs = extract.wayNodes(w)
+            roads += 1
+            let missing = refs.reduce(0) { $1 < 0 ? $0 + 1 : $0 }
+            if missing > 0 {
+                cutRoads += 1
+                missingRefs += missing
+                if firstCut == nil { firstCut = extract.wayID(w) }
+            }
             // A node missing from the file breaks the way into runs of located nodes.
             var run: [Int32] = []
             func flush() {
@@ -34,6 +45,11 @@ extension RoadNetwork {
                 if r < 0 { flush() } else { run.append(r) }
             }
             flush()
+        }
+        if cutRoads > 0 {
+            warn("\(path): \(cutRoads) of \(roads) road ways reference \(missingRefs) node(s) missing from the file "
+                + "(first: way \(firstCut ?? 0)); only their runs of located nodes are loaded. Cut the extract with "
+                + "complete ways (osmium extract --strategy complete_ways) to keep them whole")
         }
         guard !ways.isEmpty else { throw .noDrivableRoads(path: path) }
         let restrictions = extract.restrictions.compactMap { r -> WayTurnRestriction? in

@@ -3,31 +3,40 @@ import RoadSnapCore
 /// Reads a road network from a GeoJSON FeatureCollection of LineString / MultiLineString features (parsed by
 /// simdjson; malformed JSON is an error naming the line, column and byte of the fault).
 /// The feature `id` (or `properties.id`) becomes the edges' source id; `oneway`, `name`, `maxspeed`, `highway`,
-/// `ref`, `lanes`, `junction`, `toll` properties are used when present.
+/// `ref`, `lanes`, `junction`, `toll` properties are used when present. A feature whose `highway` is not a car road
+/// (`footway`, `cycleway`, `track`, …, as for OSM) is left out, and `warn` is told how many were.
 public enum GeoJSONNetworkReader {
-    public static func read(path: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius)
+    public static func read(path: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius,
+                            warn: (String) -> Void = { _ in })
         throws(RoadSnapError) -> RoadNetwork
     {
-        try read(bytes: FileIO.read(path: path), name: path, indexCacheRadius: indexCacheRadius)
+        try read(bytes: FileIO.read(path: path), name: path, indexCacheRadius: indexCacheRadius, warn: warn)
     }
 
     public static func read(bytes: [UInt8], name: String,
-                            indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius)
+                            indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius,
+                            warn: (String) -> Void = { _ in })
         throws(RoadSnapError) -> RoadNetwork
     {
-        let ways = try ways(bytes: bytes, name: name)
+        let ways = try ways(bytes: bytes, name: name, warn: warn)
         guard !ways.isEmpty else { throw .noDrivableRoads(path: name) }
         return try RoadNetwork(ways: ways, sourceName: name, indexCacheRadius: indexCacheRadius)
     }
 
     /// The roads of the document, before the network is built from them (for tools that merge or filter roads, and
     /// the parsing benchmark).
-    public static func ways(bytes: [UInt8], name: String) throws(RoadSnapError) -> [RoadWay] {
+    public static func ways(bytes: [UInt8], name: String, warn: (String) -> Void = { _ in })
+        throws(RoadSnapError) -> [RoadWay]
+    {
         let doc = try JSONInput.parse(bytes) { .invalidMap(path: name, reason: $0) }
-        return try withExtendedLifetime(doc) { () throws(RoadSnapError) -> [RoadWay] in try ways(doc, name: name) }
+        return try withExtendedLifetime(doc) { () throws(RoadSnapError) -> [RoadWay] in
+            try ways(doc, name: name, warn: warn)
+        }
     }
 
-    private static func ways(_ doc: JSONNodes, name: String) throws(RoadSnapError) -> [RoadWay] {
+    private static func ways(_ doc: JSONNodes, name: String, warn: (String) -> Void) throws(RoadSnapError)
+        -> [RoadWay]
+    {
         guard doc.kind(0) == .object else { throw .invalidMap(path: name, reason: "top level is not a JSON object") }
         var features: [Int] = []
         switch doc.member(0, "type").flatMap({ doc.string($0) }) {
@@ -44,8 +53,24 @@ public enum GeoJSONNetworkReader {
         var ways: [RoadWay] = []
         ways.reserveCapacity(features.count)
         var points: [GeoCoordinate] = []
+        var notCarRoads: [String: Int] = [:]
+        defer {
+            if !notCarRoads.isEmpty {
+                let kinds = notCarRoads.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                    .prefix(5).map { "highway=\($0.key) (\($0.value))" }.joined(separator: ", ")
+                let n = notCarRoads.values.reduce(0, +)
+                warn("\(name): left out \(n) feature(s) whose highway is not a car road: \(kinds)"
+                    + (notCarRoads.count > 5 ? ", …" : ""))
+            }
+        }
         for (i, feature) in features.enumerated() {
             let props = doc.member(feature, "properties").flatMap { doc.kind($0) == .object ? $0 : nil }
+            if let p = props, let highway = JSONInput.text(doc, doc.member(p, "highway")),
+               RoadClass(highway: highway) == nil
+            {
+                notCarRoads[highway, default: 0] += 1
+                continue
+            }
             guard let geometry = doc.member(feature, "geometry"), doc.kind(geometry) == .object,
                   let type = doc.member(geometry, "type").flatMap({ doc.bytes($0) })
             else { continue }
@@ -142,17 +167,19 @@ public enum GeoJSONNetworkReader {
 public enum MapLoader {
     /// `indexCacheRadius` applies to source maps; a compiled map keeps the radius it was compiled with.
     /// `verification` says when a compiled map's checksums are verified (see `CompiledMap.open`).
+    /// `warn` receives what was left out of a source map (non-car GeoJSON features, OSM ways cut by missing nodes).
     public static func load(path: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius,
-                            verification: CompiledMapFile.Verification = .all)
+                            verification: CompiledMapFile.Verification = .all, warn: (String) -> Void = { _ in })
         throws(RoadSnapError) -> RoadNetwork
     {
+        try FileIO.checkReadable(path)
         let lower = path.lowercased()
         if lower.hasSuffix(".rsmap") || CompiledMap.isCompiledMap(path: path) {
             return try CompiledMap.open(path: path, verification: verification)
         }
         if lower.hasSuffix(".geojson") || lower.hasSuffix(".json") {
-            return try GeoJSONNetworkReader.read(path: path, indexCacheRadius: indexCacheRadius)
+            return try GeoJSONNetworkReader.read(path: path, indexCacheRadius: indexCacheRadius, warn: warn)
         }
-        return try RoadNetwork.load(osmPath: path, indexCacheRadius: indexCacheRadius)
+        return try RoadNetwork.load(osmPath: path, indexCacheRadius: indexCacheRadius, warn: warn)
     }
 }

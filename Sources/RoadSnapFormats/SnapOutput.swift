@@ -18,7 +18,7 @@ public enum SnapOutput {
             let time = fix.time.map { isoTime($0) } ?? ""
             out += "\(i),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),"
             if let r = results[i] {
-                out += "true,\(network.edges[r.edge].sourceID),\(r.coordinate.latitude),\(r.coordinate.longitude),"
+                out += "true,\(MatchOutput.csvField(network.edges[r.edge].sourceID.description)),\(r.coordinate.latitude),\(r.coordinate.longitude),"
                 out += "\(rounded(r.distance)),\(rounded(r.offset)),\(rounded(r.bearing))\n"
             } else {
                 out += "false,,,,,,\n"

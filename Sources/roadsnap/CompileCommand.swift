@@ -17,7 +17,7 @@ enum CompileCommand {
         let showProgress = opts.isSet("progress")
         let t0 = monotonicSeconds()
         if showProgress { writeStderr("reading \(path)\n") }
-        let network = try MapLoader.load(path: path)
+        let network = try loadMap(path, command: "compile")
         if network.sourceName != path || CompiledMap.source(of: network) != nil {
             throw RoadSnapError.invalidArgument("\(path) is already a compiled map; compile from the source map")
         }
@@ -32,9 +32,9 @@ enum CompileCommand {
         let t2 = monotonicSeconds()
         var size = stat()
         let bytes = stat(out, &size) == 0 ? Int(size.st_size) : 0
-        print("compiled \(path) -> \(out): \(network.edges.count) edges, \(bytes) bytes "
+        writeStdout("compiled \(path) -> \(out): \(network.edges.count) edges, \(bytes) bytes "
             + "(\(format(Double(bytes) / Double(max(1, network.edges.count)), 0)) bytes/edge); "
-            + "read \(format(t1 - t0, 2)) s, compile \(format(t2 - t1, 2)) s")
+            + "read \(format(t1 - t0, 2)) s, compile \(format(t2 - t1, 2)) s\n")
         return 0
     }
 }

@@ -9,7 +9,7 @@ enum EvalCommand {
         guard opts.positionals.count == 1, let matchedPath = opts.positionals.first else {
             throw RoadSnapError.invalidArgument("give exactly one MATCHED.geojson (as written by roadsnap match)")
         }
-        let network = try MapLoader.load(path: mapPath)
+        let network = try loadMap(mapPath, command: "eval")
         var lengths: [String: Double] = [:]
         for e in network.edges { lengths[e.sourceID.description, default: 0] += e.length }
         let truth = try MatchedPathReader.truthIDs(path: truthPath)
@@ -19,9 +19,9 @@ enum EvalCommand {
         }
         let matched = try MatchedPathReader.edgeIDs(path: matchedPath)
         let score = RouteMismatch(truth: truth, matched: matched) { lengths[$0] ?? 0 }
-        print("route_mismatch=\(format(score.fraction, 6)) accuracy=\(format(1 - score.fraction, 6))"
+        writeStdout("route_mismatch=\(format(score.fraction, 6)) accuracy=\(format(1 - score.fraction, 6))"
               + " truth_m=\(format(score.truthLength, 1)) missing_m=\(format(score.missingLength, 1))"
-              + " extra_m=\(format(score.extraLength, 1))")
+              + " extra_m=\(format(score.extraLength, 1))\n")
         return 0
     }
 }

@@ -7,7 +7,7 @@ enum InfoCommand {
         let opts = try Options(args, spec: CommandSpecs.info)
         let path = try opts.require("map")
         let t0 = monotonicSeconds()
-        let network = try MapLoader.load(path: path)
+        let network = try loadMap(path, command: "info")
         let seconds = monotonicSeconds() - t0
         var out = "map: \(path)\n"
         if let source = CompiledMap.source(of: network) {
@@ -38,7 +38,7 @@ enum InfoCommand {
         }
         out += "  \("total".padding(16)) \(format(total, 2))\n"
         out += "load time: \(format(seconds, 3)) s\n"
-        print(out, terminator: "")
+        writeStdout(out)
         return 0
     }
 }

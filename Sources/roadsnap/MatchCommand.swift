@@ -37,7 +37,7 @@ enum MatchCommand {
         func flushInOrder() {
             while printed < outcomes.count, finished[printed] {
                 if let text = outcomes[printed].text {
-                    print(text, terminator: "")
+                    writeStdout(text)
                     outcomes[printed].text = nil
                 }
                 printed += 1
@@ -70,14 +70,15 @@ enum MatchCommand {
         }
         let outDir = opts.string("out")
         let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        let jobs = min(max(1, try opts.int("jobs", default: cores)), paths.count)
+        let jobs = min(try opts.int("jobs", default: cores, atLeast: 1), paths.count)
         let outputs = outputNames(paths, dir: outDir, ext: outputFormat.fileExtension)
         let defaults = params
 
-        let network = try MapLoader.load(path: mapPath)
+        let network = try loadMap(mapPath, command: "match")
         let graph = try MatchGraph(network: network)
         let batch = Batch(count: paths.count)
         let terminal = isatty(2) != 0
+        CrashNote.install(prefix: "roadsnap match: crashed while matching ")
         let t0 = monotonicSeconds()
         DispatchQueue.concurrentPerform(iterations: jobs) { _ in
             let matcher: MapMatcher
@@ -178,6 +179,8 @@ enum MatchCommand {
                          format: MatchOutput.Format) -> Outcome
     {
         var o = Outcome()
+        CrashNote.set(path)
+        defer { CrashNote.set(nil) }
         do {
             let track = try TrackReader.read(path: path)
             matcher.parameters = defaults

@@ -22,7 +22,7 @@ enum NavigateCommand {
             ?? RoutingOptions()
         let traffic = try opts.string("traffic").map { p throws(RoadSnapError) in try TrafficFeedReader.read(path: p) }
 
-        let network = try MapLoader.load(path: mapPath)
+        let network = try loadMap(mapPath, command: "navigate")
         let router = Router(network: network, algorithm: RouteCommand.autoAlgorithm(network), prepare: [routingOptions])
         let virtual = opts.isSet("simulate") && opts.isSet("virtual-clock")
         let virtualClock = virtual ? VirtualClock(start: SystemClock().now) : nil

@@ -1,4 +1,5 @@
 import RoadSnapCore
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,12 @@ func writeStderr(_ s: String) { writeAll(2, s) }
 /// Writes text to standard output, unbuffered (one `write` loop, so lines from several threads do not mix).
 func writeStdout(_ s: String) { writeAll(1, s) }
 
-/// Writes all of `s` to `fd`, retrying partial writes and EINTR; gives up silently on other errors (a closed pipe).
+/// The errno of the first failed write to standard output (0 while none); `main` turns it into an error and exit
+/// status 1 (`> /dev/full`, a closed pipe), so a lost output is never a success.
+let standardOutputError = Atomic<Int32>(0)
+
+/// Writes all of `s` to `fd`, retrying partial writes and EINTR; on another error it stops, and for standard output
+/// records the error in `standardOutputError`.
 func writeAll(_ fd: Int32, _ s: String) {
     var s = s
     s.withUTF8 { b in
@@ -18,7 +24,10 @@ func writeAll(_ fd: Int32, _ s: String) {
         while done < b.count {
             let n = write(fd, b.baseAddress! + done, b.count - done)
             if n < 0, errno == EINTR { continue }
-            if n <= 0 { return }
+            if n <= 0 {
+                if fd == 1 { _ = standardOutputError.compareExchange(expected: 0, desired: n < 0 ? errno : EIO, ordering: .relaxed) }
+                return
+            }
             done += n
         }
     }
@@ -114,6 +123,13 @@ struct Options {
     func int(_ key: String, default d: Int) throws(RoadSnapError) -> Int {
         guard let s = string(key) else { return d }
         guard let v = Int(s) else { throw .invalidArgument("--\(key) expects an integer, got '\(s)'") }
+        return v
+    }
+
+    /// An integer flag that must be at least `minimum` (`--jobs 0` is an error, not silently 1).
+    func int(_ key: String, default d: Int, atLeast minimum: Int) throws(RoadSnapError) -> Int {
+        let v = try int(key, default: d)
+        guard v >= minimum else { throw .invalidArgument("--\(key) must be at least \(minimum), got \(v)") }
         return v
     }
 

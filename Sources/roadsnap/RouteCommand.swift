@@ -30,7 +30,7 @@ enum RouteCommand {
         let sameSide = opts.isSet("same-side")
 
         let t0 = monotonicSeconds()
-        let network = try MapLoader.load(path: path)
+        let network = try loadMap(path, command: "route")
         let t1 = monotonicSeconds()
         let algorithm: RoutingAlgorithm
         switch opts.string("algorithm") ?? "auto" {
@@ -58,7 +58,7 @@ enum RouteCommand {
         if let out = opts.string("out") {
             try RouteOutput.write(output + "\n", to: out)
         } else {
-            print(output, terminator: output.hasSuffix("\n") ? "" : "\n")
+            writeStdout(output.hasSuffix("\n") ? output : output + "\n")
         }
         writeStderr("map load \(format(t1 - t0, 2)) s, \(algorithm.rawValue) preprocessing \(format(t2 - t1, 2)) s, "
                     + "query \(format((t3 - t2) * 1000, 2)) ms\n")

@@ -15,7 +15,7 @@ enum SnapCommand {
         guard opts.positionals.count == 1, let trackPath = opts.positionals.first else {
             throw RoadSnapError.invalidArgument("give exactly one TRACK file (GPX or CSV)")
         }
-        let network = try MapLoader.load(path: mapPath)
+        let network = try loadMap(mapPath, command: "snap")
         let track = try TrackReader.read(path: trackPath)
         for problem in track.skipped { writeStderr("roadsnap snap: skipped \(problem)\n") }
         let snapper = try Snapper(network: network)
@@ -26,7 +26,7 @@ enum SnapCommand {
         if let out = opts.string("out") {
             try AtomicFile.write(text, to: out)
         } else {
-            print(text, terminator: "")
+            writeStdout(text)
         }
         let distances = results.compactMap { $0?.distance }.sorted()
         let n = track.fixes.count

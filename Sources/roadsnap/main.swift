@@ -54,7 +54,13 @@ if rest.contains(where: { helpWords.contains($0) && $0 != "help" }) {
     exit(0)
 }
 do {
-    exit(try command.run(rest))
+    let status = try command.run(rest)
+    let outputError = standardOutputError.load(ordering: .relaxed)
+    if outputError != 0 {
+        writeStderr("roadsnap \(name): cannot write standard output: \(String(cString: strerror(outputError)))\n")
+        exit(1)
+    }
+    exit(status)
 } catch RoadSnapError.invalidArgument(let message) {
     writeStderr("roadsnap \(name): \(message)\nusage: \(command.spec.usage)\n")
     exit(2)

@@ -81,7 +81,10 @@ public struct SpeedAlertOptions: Hashable, Sendable {
     public init(minorSpeedingThresholdPercentage minor: Double, majorSpeedingThresholdPercentage major: Double,
                 severityUpgradeDurationSeconds duration: Double) throws(RoadSnapError)
     {
-        guard minor.isFinite, major.isFinite, minor >= 0, major >= minor else {
+        guard minor.isFinite, major.isFinite else {
+            throw .invalidArgument("speed alert thresholds must be finite percentages, got minor \(minor), major \(major)")
+        }
+        guard minor >= 0, major >= minor else {
             throw .invalidArgument("speed alert thresholds must satisfy 0 <= minor (\(minor)) <= major (\(major))")
         }
         guard duration.isFinite, duration >= 0 else {

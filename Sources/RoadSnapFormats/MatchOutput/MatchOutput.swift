@@ -174,7 +174,9 @@ public enum MatchOutput {
     }
 
     static func csvField(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return s }
+        // By bytes: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        guard s.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 })
+        else { return s }
         var quoted = "\""
         for ch in s {
             if ch == "\"" { quoted += "\"\"" } else { quoted.append(ch) }

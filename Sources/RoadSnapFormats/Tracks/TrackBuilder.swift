@@ -14,7 +14,13 @@ struct TrackBuilder {
     /// The next fix added opens a new segment.
     mutating func startSegment() { segmentPending = true }
 
+    /// Adds a fix; one whose time is beyond `Fix.maxTime` is skipped instead (every reader's one check, so no
+    /// output has to write a time it cannot represent).
     mutating func add(_ fix: Fix, line: Int) {
+        if let t = fix.time, !Fix.isUsableTime(t) {
+            skip(line: line, "time \(t) s is beyond ±1e11 s from 1970-01-01 (years -1200...5100)")
+            return
+        }
         if segmentPending || fixes.isEmpty {
             segmentStarts.append(fixes.count)
             segmentPending = false

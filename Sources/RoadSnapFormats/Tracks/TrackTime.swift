@@ -1,3 +1,5 @@
+import RoadSnapCore
+
 /// Timestamp parsing shared by the track readers. Written by hand because one pass must accept every ISO 8601
 /// variant seen in real tracks (`T` or space separator, optional fractional seconds, `Z`, `+hh:mm`, `+hhmm`, `+hh`
 /// or no zone = UTC) without allocating per fix; Foundation's `ISO8601DateFormatter` needs one configured instance
@@ -34,7 +36,8 @@ enum TrackTime {
 
     /// Seconds since the epoch as ISO 8601 UTC (`2009-01-17T20:45:25Z`; milliseconds kept when present).
     static func iso8601(_ seconds: Double) -> String {
-        guard seconds.isFinite else { return "" }
+        // Beyond ±Fix.maxTime (readers skip such rows) the milliseconds would not fit an Int64: no text.
+        guard Fix.isUsableTime(seconds) else { return "" }
         let millis = Int64((seconds * 1000).rounded())
         var days = Int(millis / 86_400_000)
         var ms = Int(millis % 86_400_000)

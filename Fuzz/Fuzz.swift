@@ -1,0 +1,110 @@
+// libFuzzer entry points for every input parser of RoadSnap and the C API (issue 16). One binary, the target chosen
+// by ROADSNAP_FUZZ_TARGET (see scripts/fuzz.sh and docs/reliability.md). Built with `-sanitize=fuzzer,address` over
+// the package's objects compiled with coverage and AddressSanitizer. A target may reject any input (errors are the
+// point); it must never crash, hang or leak.
+#if canImport(Glibc)
+import Glibc
+#endif
+import RoadSnapCAPI
+import RoadSnapCHeader
+import RoadSnapCore
+import RoadSnapFormats
+
+enum Target: String, CaseIterable {
+    case gpx, nmea, csv, geojsonTrack = "geojson-track", geojsonNetwork = "geojson-network", osmXML = "osm-xml"
+    case osmPBF = "osm-pbf", traffic, rsmap, capi
+}
+
+nonisolated(unsafe) var target = Target.gpx
+
+/// A few real roads (three arcs of Kubicka track 00000046's network) to snap fuzzed tracks to and drive the C API.
+let roadsGeoJSON = """
+    {"type": "FeatureCollection", "features": [
+    {"type": "Feature", "id": 0, "properties": {"oneway": true, "highway": "residential", "name": "a,\\"b"},
+     "geometry": {"type": "LineString", "coordinates": [[2.963533, 48.514949], [2.964058, 48.514997]]}},
+    {"type": "Feature", "id": 1, "properties": {"oneway": true},
+     "geometry": {"type": "LineString", "coordinates": [[2.963533, 48.514949], [2.957215, 48.514505]]}},
+    {"type": "Feature", "id": "x", "properties": {"highway": "primary", "maxspeed": "50"},
+     "geometry": {"type": "LineString", "coordinates": [[2.964058, 48.514997], [2.970154, 48.5113]]}}]}
+    """
+nonisolated(unsafe) var roads: RoadNetwork! = nil
+nonisolated(unsafe) var snapper: Snapper! = nil
+nonisolated(unsafe) var scratchPath = ""
+
+@_cdecl("LLVMFuzzerInitialize")
+public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+    guard let name = getenv("ROADSNAP_FUZZ_TARGET").map({ String(cString: $0) }), let t = Target(rawValue: name) else {
+        let names = Target.allCases.map(\.rawValue).joined(separator: ", ")
+        fputs("set ROADSNAP_FUZZ_TARGET to one of: \(names)\n", stderr)
+        exit(2)
+    }
+    target = t
+    do {
+        roads = try GeoJSONNetworkReader.read(bytes: Array(roadsGeoJSON.utf8), name: "roads.geojson")
+        snapper = try Snapper(network: roads)
+    } catch {
+        fputs("fuzz: cannot build the test network: \(error)\n", stderr)
+        exit(2)
+    }
+    let dir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    scratchPath = "\(dir)/roadsnap-fuzz-\(getpid())"
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+    switch target {
+    case .gpx: track(bytes, .gpx)
+    case .nmea: track(bytes, .nmea)
+    case .csv: track(bytes, .csv)
+    case .geojsonTrack: track(bytes, .geojson)
+    case .geojsonNetwork:
+        if let n = try? GeoJSONNetworkReader.read(bytes: bytes, name: "fuzz.geojson", warn: { _ in }) { use(n) }
+    case .osmXML: osm(bytes, suffix: ".osm")
+    case .osmPBF: osm(bytes, suffix: ".osm.pbf")
+    case .traffic: _ = try? TrafficFeedReader.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz.traffic")
+    case .rsmap: compiled(bytes)
+    case .capi: capiSequence(bytes)
+    }
+    return 0
+}
+
+/// Reads a track and writes what the CLI would (times, coordinates) as snap CSV and GeoJSON; the first 8 fixes are
+/// snapped to the test roads (snapping every fix of a long fuzzed track would dominate the time).
+func track(_ bytes: [UInt8], _ format: TrackFormat) {
+    guard let t = try? TrackReader.read(bytes: bytes, name: "fuzz", format: format) else { return }
+    var results = [SnappedFix?](repeating: nil, count: t.fixes.count)
+    for i in 0..<min(8, t.fixes.count) { results[i] = snapper.snap(t.fixes[i], radius: 50) }
+    _ = SnapOutput.render(track: t, results: results, network: roads, format: .csv)
+    _ = SnapOutput.render(track: t, results: results, network: roads, format: .geojson)
+}
+
+/// Whatever a loaded map offers cheaply: edges, ids, names, an index query.
+func use(_ n: RoadNetwork) {
+    for e in n.edges.prefix(64) { _ = e.sourceID.description; _ = e.attributes.name }
+    if let s = try? Snapper(network: n), !n.edges.isEmpty, let c = n.geometry(ofEdge: 0).first {
+        _ = try? s.snap([Fix(coordinate: c)], radius: 100)
+    }
+}
+
+func osm(_ bytes: [UInt8], suffix: String) {
+    let path = scratchPath + suffix
+    do { try AtomicFile.write(bytes, to: path) } catch { return }
+    defer { unlink(path) }
+    if let n = try? RoadNetwork.load(osmPath: path, warn: { _ in }) { use(n) }
+}
+
+/// A compiled map from memory (64-byte aligned copy), verified at open and lazily.
+func compiled(_ bytes: [UInt8]) {
+    guard !bytes.isEmpty else { return }
+    var raw: UnsafeMutableRawPointer? = nil
+    guard posix_memalign(&raw, 64, bytes.count) == 0, let raw else { return }
+    defer { free(raw) }
+    bytes.withUnsafeBytes { raw.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+    for verification in [CompiledMapFile.Verification.all, .lazy] {
+        if let n = try? CompiledMap.open(bytes: raw, size: bytes.count, name: "fuzz.rsmap", verification: verification) {
+            use(n)
+        }
+    }
+}

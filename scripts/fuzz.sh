@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# libFuzzer over every input parser and the C API (issue 16; docs/reliability.md).
+#   scripts/fuzz.sh build              build .build/fuzz/roadsnap-fuzz (package objects with coverage + ASan)
+#   scripts/fuzz.sh run SECONDS [T..]  fuzz each target (all by default) for SECONDS, one process at a time (one core),
+#                                      corpus in .build/fuzz/corpus/T (seeded from Fuzz/corpus/T), crashers into
+#                                      .build/fuzz/crashes; prints and appends a table row per target (execs, execs/s)
+#                                      to .build/fuzz/summary.txt; exits 1 when a target found a crash.
+# Env: SWIFT (swift), FUZZ_FLAGS (extra libFuzzer flags).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+swift=${SWIFT:-swift}
+swiftc=${SWIFTC:-$(dirname "$(readlink -f "$(command -v "$swift")")")/swiftc}
+build=.build/fuzz
+targets_all="gpx nmea csv geojson-track geojson-network osm-xml osm-pbf traffic rsmap capi"
+
+build_fuzzer() {
+    "$swift" build --build-path "$build" --product RoadSnapCStatic \
+        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xcxx -fsanitize=fuzzer-no-link,address
+    local bin; bin=$("$swift" build --build-path "$build" --show-bin-path)
+    mapfile -t objs < "$bin/RoadSnapCStatic.product/Objects.LinkFileList"
+    "$swiftc" -sanitize=fuzzer,address -parse-as-library -g -Onone Fuzz/*.swift -o "$build/roadsnap-fuzz" \
+        -I "$bin/Modules" -Xcc -fmodule-map-file="$bin/CShims.build/module.modulemap" -Xcc -I"$root/CShims/include" \
+        -Xcc -fmodule-map-file="$bin/RoadSnapCHeader.build/module.modulemap" -Xcc -I"$root/include" \
+        "${objs[@]}" -lz -lbz2 -lexpat -lsimdjson -lstdc++ -ldl -lpthread
+    echo "built $build/roadsnap-fuzz"
+}
+
+run_fuzzer() {
+    local seconds=$1; shift
+    local targets=${*:-$targets_all} failed=0
+    [ -x "$build/roadsnap-fuzz" ] || build_fuzzer
+    mkdir -p "$build/crashes"
+    for t in $targets; do
+        mkdir -p "$build/corpus/$t"
+        cp -n Fuzz/corpus/"$t"/* "$build/corpus/$t/" 2>/dev/null || true
+        local log="$build/$t.log"
+        # -rss_limit_mb: a parser may use memory, not without bound; -timeout: no input may hang.
+        if ! ROADSNAP_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+            "$build/roadsnap-fuzz" "$build/corpus/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+            -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" ${FUZZ_FLAGS:-} > "$log" 2>&1; then
+            failed=1
+            echo "$t: CRASH (see $log, $build/crashes/$t-*)"
+        fi
+        local runs secs
+        runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+        secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+        [ -n "$secs" ] || secs=$seconds
+        local row; row=$(printf '%-16s %10s execs %6s s %8s execs/s  corpus %s files' "$t" "${runs:-0}" "$secs" \
+            "$(( ${runs:-0} / (secs > 0 ? secs : 1) ))" "$(ls "$build/corpus/$t" | wc -l)")
+        echo "$row"
+        echo "$(date -u +%FT%TZ) $row" >> "$build/summary.txt"
+    done
+    return $failed
+}
+
+case ${1:-} in
+build) build_fuzzer ;;
+run) shift; run_fuzzer "$@" ;;
+*) echo "usage: scripts/fuzz.sh build | run SECONDS [TARGET...]   (targets: $targets_all)"; exit 2 ;;
+esac
