@@ -7,6 +7,9 @@ struct TrackBuilder {
     private(set) var sourceLines: [Int] = []
     private(set) var segmentStarts: [Int] = []
     private(set) var skipped: [RoadSnapError] = []
+    /// 0-based input row of each fix (see `Track.rows`).
+    private(set) var rows: [Int] = []
+    private var nextRow = 0
     private var segmentPending = true
 
     init(name: String) { self.name = name }
@@ -14,18 +17,28 @@ struct TrackBuilder {
     /// The next fix added opens a new segment.
     mutating func startSegment() { segmentPending = true }
 
-    mutating func add(_ fix: Fix, line: Int) {
+    /// Adds a fix read from input row `row` (0-based; default: the row after the last one added or skipped).
+    mutating func add(_ fix: Fix, line: Int, row: Int? = nil) {
         if segmentPending || fixes.isEmpty {
             segmentStarts.append(fixes.count)
             segmentPending = false
         }
+        let r = row ?? nextRow
+        nextRow = max(nextRow, r + 1)
         fixes.append(fix)
         sourceLines.append(line)
+        rows.append(r)
     }
 
-    /// Records a row that was left out, naming the line (or record) when known.
+    /// Records a problem that left something out, naming the line (or record) when known; no input row is used up.
     mutating func skip(line: Int?, _ reason: String) {
         skipped.append(.invalidTrack(path: name, line: line, reason: reason))
+    }
+
+    /// Records a fix record (an input row) that was left out: the next fix's row counts it.
+    mutating func skipRecord(line: Int?, _ reason: String) {
+        skip(line: line, reason)
+        nextRow += 1
     }
 
     /// The track, or an error naming the file (and the first skipped line) when no fix was usable.
@@ -38,7 +51,7 @@ struct TrackBuilder {
             throw .invalidTrack(path: name, line: nil, reason: emptyReason)
         }
         return Track(name: name, fixes: fixes, segmentStarts: segmentStarts, sourceLines: sourceLines,
-                     skipped: skipped)
+                     skipped: skipped, rows: rows)
     }
 
     /// A checked coordinate, or the reason it is unusable.
