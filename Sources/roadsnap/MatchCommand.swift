@@ -9,7 +9,9 @@ import RoadSnapFormats
 /// `roadsnap match`: map-matches many tracks in parallel, one output per track, a summary on stderr.
 enum MatchCommand {
     static let usage = "roadsnap match --map MAP [--sigma M|auto] [--beta B] [--radius M] [--candidates N] "
-        + "[--format geojson|csv|gpx|osrm] [--out DIR] [--jobs N] [--list FILE] TRACK|DIR... (- reads stdin)"
+        + "[--format geojson|csv|gpx|osrm] [--out DIR] [--jobs N] [--list FILE] TRACK|DIR... (- reads stdin)\n"
+        + "       roadsnap match --map MAP --input ndjson [--format ndjson] [--geometry polyline6|polyline|coordinates] "
+        + "[--per-fix yes|no] [--jobs N] < tracks.ndjson (one track per line, docs/streaming.md)"
 
     /// What became of one track.
     struct Outcome: Sendable {
@@ -64,6 +66,9 @@ enum MatchCommand {
         params.radius = try opts.double("radius", default: params.radius)
         params.maxCandidates = try opts.int("candidates", default: params.maxCandidates)
         try params.validate()
+        if opts.string("input") != nil || opts.string("format") == "ndjson" {
+            return try MatchStreamCommand.run(opts: opts, mapPath: mapPath, params: params, autoSigma: autoSigma)
+        }
         let formatName = opts.string("format") ?? "geojson"
         guard let outputFormat = MatchOutput.Format(rawValue: formatName) else {
             throw RoadSnapError.invalidArgument("--format must be geojson, csv, gpx or osrm, got '\(formatName)'")
