@@ -9,10 +9,15 @@ public struct Track: Hashable, Sendable {
     public var sourceLines: [Int]
     /// Rows or records that were skipped, each with the reason (file, line or fix).
     public var skipped: [RoadSnapError]
+    /// 0-based input row of each fix: its index among the file's fix records (CSV data rows, GPX points, GeoJSON
+    /// coordinates or samples, NMEA epochs) counting the records skipped as unusable, so results join back to the
+    /// input. Same count as `fixes`; `fixes.indices` when nothing was skipped.
+    public var rows: [Int]
 
     public init(name: String, fixes: [Fix], segmentStarts: [Int]? = nil, sourceLines: [Int]? = nil,
-                skipped: [RoadSnapError] = [])
+                skipped: [RoadSnapError] = [], rows: [Int]? = nil)
     {
+        self.rows = rows ?? Array(fixes.indices)
         self.name = name
         self.fixes = fixes
         self.segmentStarts = segmentStarts ?? (fixes.isEmpty ? [] : [0])

@@ -15,6 +15,8 @@ enum MatchCommand {
         var matchSeconds = 0.0
         var text: String? = nil
         var error: String? = nil
+        /// Input rows left out while reading the track ("FILE:LINE: reason"), as `snap` reports them.
+        var skipped: [String] = []
     }
 
     /// Shared progress of a batch; every field is guarded by `lock`.
@@ -57,6 +59,9 @@ enum MatchCommand {
         params.radius = try opts.double("radius", default: params.radius)
         params.maxCandidates = try opts.int("candidates", default: params.maxCandidates)
         try params.validate()
+        if opts.string("input") != nil || opts.string("format") == "ndjson" {
+            return try MatchStreamCommand.run(opts: opts, mapPath: mapPath, params: params, autoSigma: autoSigma)
+        }
         let formatName = opts.string("format") ?? "geojson"
         guard let outputFormat = MatchOutput.Format(rawValue: formatName) else {
             throw RoadSnapError.invalidArgument("--format must be geojson, csv, gpx or osrm, got '\(formatName)'")
@@ -114,8 +119,10 @@ enum MatchCommand {
         let seconds = monotonicSeconds() - t0
         if terminal { writeStderr("\r\u{1B}[K") }
 
-        var failed = 0, fixes = 0, matched = 0, subs = 0, matchSeconds = 0.0
+        var failed = 0, fixes = 0, matched = 0, subs = 0, matchSeconds = 0.0, skipped = 0
         for o in batch.outcomes {
+            for problem in o.skipped { writeStderr("roadsnap match: skipped \(problem)\n") }
+            skipped += o.skipped.count
             if let e = o.error {
                 failed += 1
                 writeStderr("roadsnap match: \(e)\n")
@@ -126,6 +133,7 @@ enum MatchCommand {
         var summary = "tracks: \(paths.count - failed) done, \(failed) failed\n"
         summary += "fixes: \(fixes), matched \(matched) (\(format1(fixes == 0 ? 0 : 100 * Double(matched) / Double(fixes)))%)\n"
         summary += "sub-matches: \(subs)\n"
+        if skipped > 0 { summary += "skipped rows: \(skipped) (listed above; fix_index keeps the input row)\n" }
         summary += "speed: \(format(matchSeconds > 0 ? Double(fixes) / matchSeconds : 0, 0)) fixes/s per thread matching;"
             + " \(format(seconds > 0 ? Double(fixes) / seconds : 0, 0)) fixes/s overall on \(jobs) thread(s)"
             + " (\(format(seconds, 2)) s incl. reading and writing)\n"
@@ -183,6 +191,7 @@ enum MatchCommand {
         defer { CrashNote.set(nil) }
         do {
             let track = try TrackReader.read(path: path)
+            o.skipped = track.skipped.map { "\($0)" }
             matcher.parameters = defaults
             let t0 = monotonicSeconds()
             let result = try matcher.match(track)

@@ -44,7 +44,7 @@ extension Track {
     /// The track keeping the first fix and then each fix at least `interval` seconds after the last one kept
     /// (fixes without a time are kept). For testing matching at sparser sampling.
     public func subsampled(every interval: Double) -> Track {
-        var kept: [Fix] = [], lines: [Int] = []
+        var kept: [Fix] = [], lines: [Int] = [], keptRows: [Int] = []
         var last = -Double.infinity
         for (i, f) in fixes.enumerated() {
             if let t = f.time {
@@ -53,7 +53,8 @@ extension Track {
             }
             kept.append(f)
             lines.append(sourceLines.indices.contains(i) ? sourceLines[i] : i + 1)
+            keptRows.append(rows.indices.contains(i) ? rows[i] : i)
         }
-        return Track(name: name, fixes: kept, sourceLines: lines, skipped: skipped)
+        return Track(name: name, fixes: kept, sourceLines: lines, skipped: skipped, rows: keptRows)
     }
 }

@@ -53,8 +53,14 @@ public enum MatchOutput {
 
     static func r3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 
+    /// The input row of fix `i` (`Track.rows`): what every format writes as `fix_index`, so results join back to the
+    /// input even when rows were skipped.
+    @inline(__always)
+    static func inputRow(_ track: Track, _ i: Int) -> Int { i < track.rows.count ? track.rows[i] : i }
+
     /// One LineString per sub-match (`edge_ids`, `length_m`, `duration_s`, `confidence`, `first_fix`, `last_fix`),
-    /// then one Point per input fix (`fix_index`, `time`, `matched`, `edge_id`, `distance_m`, `offset_m`).
+    /// then one Point per input fix (`fix_index`, `time`, `matched`, `edge_id`, `distance_m`, `offset_m`). Fix
+    /// numbers (`fix_index`, `first_fix`, `last_fix`) are input rows (`Track.rows`), skipped rows leaving gaps.
     /// The sub-match features go through the JSON tree; the per-fix Points, the bulk of the file, are written
     /// directly with their keys in sorted order: the same bytes as `geojsonDocument(...).text()` (tested).
     public static func geojson(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
@@ -63,7 +69,7 @@ public enum MatchOutput {
         out.append(contentsOf: #"{"features":["#.utf8)
         for (k, sub) in result.subMatches.enumerated() {
             if k > 0 { out.append(UInt8(ascii: ",")) }
-            subMatchFeature(k, sub, result: result, network: network).write(into: &out)
+            subMatchFeature(k, sub, result: result, track: track, network: network).write(into: &out)
         }
         for (i, fix) in track.fixes.enumerated() {
             if i > 0 || !result.subMatches.isEmpty { out.append(UInt8(ascii: ",")) }
@@ -77,7 +83,7 @@ public enum MatchOutput {
             if let m { number(r3(m.distance)) } else { key("null") }
             key(#","edge_id":"#)
             if let m { id(network.edges[m.edge].sourceID).write(into: &out) } else { key("null") }
-            key(#","fix_index":"#); out.append(contentsOf: String(i).utf8)
+            key(#","fix_index":"#); out.append(contentsOf: String(inputRow(track, i)).utf8)
             if let m { key(#","forward":"#); key(m.forward ? "true" : "false") }
             key(#","matched":"#); key(m != nil ? "true" : "false")
             key(#","offset_m":"#)
@@ -96,15 +102,17 @@ public enum MatchOutput {
     }
 
     /// One sub-match's LineString feature.
-    static func subMatchFeature(_ k: Int, _ sub: SubMatch, result: MatchResult, network: RoadNetwork) -> JSONValue {
+    static func subMatchFeature(_ k: Int, _ sub: SubMatch, result: MatchResult, track: Track, network: RoadNetwork)
+        -> JSONValue
+    {
         let props: JSONValue = [
             "sub_match": .number(k),
             "edge_ids": .array(result.edgeSourceIDs(of: sub, in: network).map(id)),
             "length_m": .number(r3(sub.length)),
             "duration_s": sub.duration.map { .number(r3($0)) } ?? .null,
             "confidence": .number(r3(sub.confidence)),
-            "first_fix": .number(sub.firstFix),
-            "last_fix": .number(sub.lastFix),
+            "first_fix": .number(inputRow(track, sub.firstFix)),
+            "last_fix": .number(inputRow(track, sub.lastFix)),
             "matched_fixes": .number(sub.matchedFixCount),
         ]
         return ["type": "Feature", "properties": props, "geometry": line(sub.geometry)]
@@ -115,12 +123,12 @@ public enum MatchOutput {
         var features: [JSONValue] = []
         features.reserveCapacity(result.subMatches.count + track.fixes.count)
         for (k, sub) in result.subMatches.enumerated() {
-            features.append(subMatchFeature(k, sub, result: result, network: network))
+            features.append(subMatchFeature(k, sub, result: result, track: track, network: network))
         }
         for (i, fix) in track.fixes.enumerated() {
             let m = i < result.fixes.count ? result.fixes[i] : nil
             var props: [String: JSONValue] = [
-                "fix_index": .number(i), "matched": .bool(m != nil),
+                "fix_index": .number(inputRow(track, i)), "matched": .bool(m != nil),
                 "time": fix.time.map { .string(isoTime($0)) } ?? .null,
                 "edge_id": .null, "distance_m": .null, "offset_m": .null,
             ]
@@ -162,7 +170,7 @@ public enum MatchOutput {
         var out = "fix_index,time,lat,lon,matched,sub_match,edge_id,forward,matched_lat,matched_lon,distance_m,offset_m\n"
         for (i, fix) in track.fixes.enumerated() {
             let time = fix.time.map { isoTime($0) } ?? ""
-            out += "\(i),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),"
+            out += "\(inputRow(track, i)),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),"
             if i < result.fixes.count, let m = result.fixes[i] {
                 out += "true,\(m.subMatch),\(csvField(network.edges[m.edge].sourceID.description)),\(m.forward),"
                 out += "\(m.coordinate.latitude),\(m.coordinate.longitude),\(r3(m.distance)),\(r3(m.offset))\n"
@@ -246,14 +254,16 @@ public enum MatchOutput {
                 "legs": .array(legs), "geometry": line(sub.geometry),
             ])
         }
-        var tracepoints: [JSONValue] = []
+        // One tracepoint per input row (OSRM gives one per input coordinate): null for rows skipped or not matched.
+        let rowCount = track.fixes.indices.reduce(0) { max($0, inputRow(track, $1) + 1) }
+        var tracepoints = [JSONValue](repeating: .null, count: rowCount)
         for i in track.fixes.indices {
-            guard i < result.fixes.count, let m = result.fixes[i] else { tracepoints.append(.null); continue }
-            tracepoints.append([
+            guard i < result.fixes.count, let m = result.fixes[i] else { continue }
+            tracepoints[inputRow(track, i)] = [
                 "location": position(m.coordinate), "name": .string(network.edges[m.edge].attributes.name ?? ""),
                 "distance": .number(r3(m.distance)), "hint": "", "matchings_index": .number(m.subMatch),
                 "waypoint_index": .number(waypointIndex[i]), "alternatives_count": 0,
-            ])
+            ]
         }
         var doc: [String: JSONValue] = ["code": result.subMatches.isEmpty ? "NoMatch" : "Ok",
                                         "tracepoints": .array(tracepoints), "matchings": .array(matchings)]

@@ -40,7 +40,7 @@ enum CSVTrackReader {
         while let row = records.next() {
             switch fix(from: row.fields, columns: columns, lat: latIndex, lon: lonIndex, decimalComma: decimalComma) {
             case let .success(fix): builder.add(fix, line: row.line)
-            case let .failure(problem): builder.skip(line: row.line, problem.reason)
+            case let .failure(problem): builder.skipRecord(line: row.line, problem.reason)
             }
         }
         return try builder.finish(emptyReason: "no usable rows after the header")

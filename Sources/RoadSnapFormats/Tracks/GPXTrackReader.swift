@@ -95,7 +95,7 @@ enum GPXTrackReader {
                 inPoint = false
                 switch makeFix(lat: lat, lon: lon, values: values) {
                 case let .success(fix): builder.add(fix, line: pointLine)
-                case let .failure(problem): builder.skip(line: pointLine, "<\(element.string)>: \(problem.reason)")
+                case let .failure(problem): builder.skipRecord(line: pointLine, "<\(element.string)>: \(problem.reason)")
                 }
             }
         }

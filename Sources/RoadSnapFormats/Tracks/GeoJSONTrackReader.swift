@@ -149,7 +149,7 @@ enum GeoJSONTrackReader {
             for (j, position) in doc.elements(coordinates).enumerated() {
                 record += 1
                 switch makeFix(.node(position), time: usableTimes?[j], properties: nil) {
-                case let .success(fix): builder.add(fix, line: record)
+                case let .success(fix): builder.add(fix, line: record, row: record - 1)
                 case let .failure(problem):
                     builder.skip(line: nil, "\(label) coordinate \(j) (record \(record)): \(problem.reason)")
                 }
@@ -190,7 +190,7 @@ enum GeoJSONTrackReader {
                 }.map(\.element)
             }
             builder.startSegment()
-            for p in points { builder.add(p.fix, line: p.record) }
+            for p in points { builder.add(p.fix, line: p.record, row: p.record - 1) }
             points = []
         }
 

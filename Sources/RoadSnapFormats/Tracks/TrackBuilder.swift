@@ -7,6 +7,9 @@ struct TrackBuilder {
     private(set) var sourceLines: [Int] = []
     private(set) var segmentStarts: [Int] = []
     private(set) var skipped: [RoadSnapError] = []
+    /// 0-based input row of each fix (see `Track.rows`).
+    private(set) var rows: [Int] = []
+    private var nextRow = 0
     private var segmentPending = true
 
     init(name: String) { self.name = name }
@@ -14,24 +17,35 @@ struct TrackBuilder {
     /// The next fix added opens a new segment.
     mutating func startSegment() { segmentPending = true }
 
-    /// Adds a fix; one whose time is beyond `Fix.maxTime` is skipped instead (every reader's one check, so no
+    /// Adds a fix read from input row `row` (0-based; default: the row after the last one added or skipped); one
+    /// whose time is beyond `Fix.maxTime` is skipped instead, using up its row (every reader's one check, so no
     /// output has to write a time it cannot represent).
-    mutating func add(_ fix: Fix, line: Int) {
+    mutating func add(_ fix: Fix, line: Int, row: Int? = nil) {
         if let t = fix.time, !Fix.isUsableTime(t) {
             skip(line: line, "time \(t) s is beyond ±1e11 s from 1970-01-01 (years -1200...5100)")
+            nextRow = max(nextRow, (row ?? nextRow) + 1)
             return
         }
         if segmentPending || fixes.isEmpty {
             segmentStarts.append(fixes.count)
             segmentPending = false
         }
+        let r = row ?? nextRow
+        nextRow = max(nextRow, r + 1)
         fixes.append(fix)
         sourceLines.append(line)
+        rows.append(r)
     }
 
-    /// Records a row that was left out, naming the line (or record) when known.
+    /// Records a problem that left something out, naming the line (or record) when known; no input row is used up.
     mutating func skip(line: Int?, _ reason: String) {
         skipped.append(.invalidTrack(path: name, line: line, reason: reason))
+    }
+
+    /// Records a fix record (an input row) that was left out: the next fix's row counts it.
+    mutating func skipRecord(line: Int?, _ reason: String) {
+        skip(line: line, reason)
+        nextRow += 1
     }
 
     /// The track, or an error naming the file (and the first skipped line) when no fix was usable.
@@ -44,7 +58,7 @@ struct TrackBuilder {
             throw .invalidTrack(path: name, line: nil, reason: emptyReason)
         }
         return Track(name: name, fixes: fixes, segmentStarts: segmentStarts, sourceLines: sourceLines,
-                     skipped: skipped)
+                     skipped: skipped, rows: rows)
     }
 
     /// A checked coordinate, or the reason it is unusable.
