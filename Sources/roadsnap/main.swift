@@ -21,6 +21,7 @@ let subcommands: [Subcommand] = [
     Subcommand(name: "eval", usage: EvalCommand.usage, run: EvalCommand.run),
     Subcommand(name: "route", usage: RouteCommand.usage, run: RouteCommand.run),
     Subcommand(name: "navigate", usage: NavigateCommand.usage, run: NavigateCommand.run),
+    Subcommand(name: "render", usage: RenderCommand.usage, run: RenderCommand.run),
 ]
 
 func printUsage() {
