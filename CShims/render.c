@@ -301,3 +301,46 @@ int rsc_render_copy_rgba(rsc_canvas *c, unsigned char *out, size_t stride) {
 
 int rsc_render_pixel_width(const rsc_canvas *c) { return c ? c->pixel_width : 0; }
 int rsc_render_pixel_height(const rsc_canvas *c) { return c ? c->pixel_height : 0; }
+
+typedef struct {
+    const unsigned char *data;
+    size_t length, offset;
+} rsc_png_reader;
+
+static cairo_status_t rsc_png_read(void *closure, unsigned char *data, unsigned int length) {
+    rsc_png_reader *r = closure;
+    if (r->length - r->offset < length) return CAIRO_STATUS_READ_ERROR;
+    memcpy(data, r->data + r->offset, length);
+    r->offset += length;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+rsc_canvas *rsc_render_canvas_from_png(const unsigned char *png, size_t len, char *err, size_t errlen) {
+    if (err && errlen) err[0] = 0;
+    if (!png) {
+        if (err) snprintf(err, errlen, "no PNG bytes");
+        return NULL;
+    }
+    const rsc_cairo_api *C = rsc_cairo_load(err, errlen);
+    if (!C) return NULL;
+    rsc_png_reader reader = {png, len, 0};
+    cairo_surface_t *surface = C->cairo_image_surface_create_from_png_stream(rsc_png_read, &reader);
+    if (C->cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+        if (err) snprintf(err, errlen, "not a readable PNG: %s", C->cairo_status_to_string(C->cairo_surface_status(surface)));
+        C->cairo_surface_destroy(surface);
+        return NULL;
+    }
+    rsc_canvas *c = calloc(1, sizeof *c);
+    if (!c) {
+        C->cairo_surface_destroy(surface);
+        if (err) snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    c->C = C;
+    c->kind = RSC_CANVAS_RASTER;
+    c->surface = surface;
+    c->pixel_width = C->cairo_image_surface_get_width(surface);
+    c->pixel_height = C->cairo_image_surface_get_height(surface);
+    c->cr = C->cairo_create(surface);
+    return c;
+}

@@ -77,6 +77,9 @@ int rsc_render_encode(rsc_canvas *canvas, unsigned char **out, size_t *len, char
 /* Copies a raster canvas into `out` as straight (not premultiplied) RGBA, 4 bytes a pixel, rows `stride` bytes
  * apart (>= 4 * pixel width); `out` holds stride * pixel height bytes. RSC_OK or RSC_EINVAL. */
 int rsc_render_copy_rgba(rsc_canvas *canvas, unsigned char *out, size_t stride);
+/* A raster canvas (scale 1) holding a decoded PNG; NULL with the reason in err when it is not a readable PNG. */
+rsc_canvas *rsc_render_canvas_from_png(const unsigned char *png, size_t len, char *err, size_t errlen);
+
 /* Pixel size of the canvas (width*scale and height*scale rounded). */
 int rsc_render_pixel_width(const rsc_canvas *canvas);
 int rsc_render_pixel_height(const rsc_canvas *canvas);

@@ -72,6 +72,20 @@ public final class RenderCanvas {
         self.scale = scale
     }
 
+    /// A raster canvas holding a decoded PNG (scale 1, its pixel size); fails naming why for bytes that are not
+    /// a readable PNG.
+    public init(png: [UInt8]) throws(RoadSnapError) {
+        var err = [CChar](repeating: 0, count: 256)
+        guard let h = rsc_render_canvas_from_png(png, png.count, &err, err.count) else {
+            throw .invalidArgument(messageFrom(err))
+        }
+        handle = h
+        kind = .raster
+        width = Double(rsc_render_pixel_width(h))
+        height = Double(rsc_render_pixel_height(h))
+        scale = 1
+    }
+
     deinit { rsc_render_canvas_destroy(handle) }
 
     public var pixelWidth: Int { Int(rsc_render_pixel_width(handle)) }

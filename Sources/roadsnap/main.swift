@@ -22,6 +22,7 @@ let subcommands: [Subcommand] = [
     Subcommand(name: "route", usage: RouteCommand.usage, run: RouteCommand.run),
     Subcommand(name: "navigate", usage: NavigateCommand.usage, run: NavigateCommand.run),
     Subcommand(name: "render", usage: RenderCommand.usage, run: RenderCommand.run),
+    Subcommand(name: "icons", usage: IconsCommand.usage, run: IconsCommand.run),
 ]
 
 func printUsage() {

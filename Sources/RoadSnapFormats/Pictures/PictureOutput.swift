@@ -56,3 +56,53 @@ extension Substring {
         return s
     }
 }
+
+/// The generated head-unit images written to a directory.
+public enum IconSetOutput {
+    /// Writes `<maneuver>.png` for every maneuver and `lanes-*.png` for the sample lane sets into `directory`
+    /// (created when missing), each file atomically. Returns the file names written.
+    @discardableResult
+    public static func write(to directory: String, size: Double, scale: Double = 1, style: ManeuverIconStyle,
+                             side: DrivingSide) throws(RoadSnapError) -> [String]
+    {
+        guard size.isFinite, size >= 4, size * scale <= Double(MapViewOptions.maximumSide) else {
+            throw .invalidArgument("icon size must be 4...\(MapViewOptions.maximumSide) pixels, got \(size)")
+        }
+        try FileIO.makeDirectories(directory)
+        var names: [String] = []
+        for m in Maneuver.allCases {
+            let name = m.rawValue + ".png"
+            try AtomicFile.write(try ManeuverIcons.png(m, side: side, size: size, scale: scale, style: style),
+                                 to: FileIO.join(directory, name))
+            names.append(name)
+        }
+        for set in ManeuverIcons.sampleLaneSets {
+            let name = set.name + ".png"
+            try AtomicFile.write(try ManeuverIcons.lanesPNG(set.lanes, height: size, scale: scale, style: style),
+                                 to: FileIO.join(directory, name))
+            names.append(name)
+        }
+        // One contact sheet of everything (11 icons a row, then the lane strips), for reviewing the set at once.
+        let columns = 11, rows = (Maneuver.allCases.count + columns - 1) / columns
+        let cell = size * 1.1
+        let laneHeight = size * 0.8
+        let sheetWidth = max(Double(columns) * cell,
+                             ManeuverIcons.sampleLaneSets.map { ManeuverIcons.laneStripWidth(count: $0.lanes.count, height: laneHeight) }
+                                .reduce(0) { $0 + $1 + size * 0.2 })
+        let sheet = try RenderCanvas(kind: .raster, width: sheetWidth, height: Double(rows) * cell + laneHeight * 1.2,
+                                     scale: scale)
+        sheet.clear(style.primary == ManeuverIconStyle.dark.primary ? RenderColor(rgba: 0x2021_24FF) : RenderColor(rgba: 0xFFFF_FFFF))
+        for (i, m) in Maneuver.allCases.enumerated() {
+            ManeuverIcons.draw(m, side: side, size: size, style: style, on: sheet, x: Double(i % columns) * cell,
+                               y: Double(i / columns) * cell)
+        }
+        var x = 0.0
+        for set in ManeuverIcons.sampleLaneSets {
+            ManeuverIcons.drawLanes(set.lanes, height: laneHeight, style: style, on: sheet, x: x, y: Double(rows) * cell)
+            x += ManeuverIcons.laneStripWidth(count: set.lanes.count, height: laneHeight) + size * 0.2
+        }
+        try AtomicFile.write(try sheet.encoded(), to: FileIO.join(directory, "sheet.png"))
+        names.append("sheet.png")
+        return names
+    }
+}
