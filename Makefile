@@ -9,6 +9,8 @@ APT_PACKAGES := libgeos-dev libproj-dev libosmium2-dev libprotozero-dev zlib1g-d
 APT_PACKAGES += libsimdjson-dev
 # The C API's install and tests (issue 6).
 APT_PACKAGES += valgrind patchelf binutils
+# Pictures (issue 14): cairo's headers (cairo itself is loaded on first draw, CShims/libs.c) and the font it uses.
+APT_PACKAGES += libcairo2-dev fonts-dejavu-core
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out

@@ -14,6 +14,8 @@ let package = Package(
         // C/C++ shim over GEOS, PROJ, libosmium, libexpat (XML) and simdjson (JSON). Every exported symbol is prefixed `rsc_`.
         // GEOS and PROJ are not linked: CShims loads them on first use (dlopen by soname, CShims/libs.c), so a program
         // does not map them and PROJ's network/TLS/TIFF libraries at start-up; their headers are needed to build.
+        // cairo (drawing, CShims/render.c) likewise is loaded on the first draw: a program that never draws does not
+        // map cairo, fontconfig or freetype, and libroadsnap's dependencies stay as they are.
         .target(
             name: "CShims",
             path: "CShims",

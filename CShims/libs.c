@@ -71,6 +71,19 @@ static void rsc_geos_init(void) {
     lib->loaded = 1;
 }
 
+static rsc_library cairo_lib = {RSC_CAIRO_SONAME, RSC_CAIRO_LIBRARY_ENV, "cairo (Debian: libcairo2)", 0, ""};
+static rsc_cairo_api cairo_api;
+static pthread_once_t cairo_once = PTHREAD_ONCE_INIT;
+
+static void rsc_cairo_init(void) {
+    rsc_library *lib = &cairo_lib;
+    rsc_cairo_api *api = &cairo_api;
+    void *handle = rsc_library_open(lib);
+    if (!handle) return;
+    RSC_CAIRO_FUNCTIONS(RSC_LIBS_RESOLVE)
+    lib->loaded = 1;
+}
+
 /* A library whose function is missing stays open (never closed: its code may be in use by a host too). */
 static void rsc_library_error(const rsc_library *lib, char *err, size_t errlen) {
     if (err && errlen > 0) snprintf(err, errlen, "%s", lib->error);
@@ -87,5 +100,12 @@ const rsc_geos_api *rsc_geos_load(char *err, size_t errlen) {
     pthread_once(&geos_once, rsc_geos_init);
     if (geos_lib.loaded) return &geos_api;
     rsc_library_error(&geos_lib, err, errlen);
+    return NULL;
+}
+
+const rsc_cairo_api *rsc_cairo_load(char *err, size_t errlen) {
+    pthread_once(&cairo_once, rsc_cairo_init);
+    if (cairo_lib.loaded) return &cairo_api;
+    rsc_library_error(&cairo_lib, err, errlen);
     return NULL;
 }

@@ -170,5 +170,37 @@ enum CommandSpecs {
                 Flag("no-locations", nil, "leave per-fix location events out of the output")],
         operands: nil)
 
-    static let all: [CommandSpec] = [info, compile, snap, match, eval, route, navigate]
+    static let render = CommandSpec(
+        name: "render", summary: "Draw the map view (PNG or SVG): roads, a route, a track, traffic, my-location.",
+        synopsis: "--map MAP [--from LAT,LON --to LAT,LON] [--track FILE] "
+            + "[--camera LAT,LON,ZOOM[,BEARING[,TILT]]] [--padding TOP,LEFT,BOTTOM,RIGHT] [--size WxH] [--scale S] "
+            + "[--style light|dark|auto] [--map-type normal|none] [--background #RRGGBB] [--traffic FILE] "
+            + "[--my-location LAT,LON[,COURSE]] --out FILE.png|FILE.svg",
+        flags: [map,
+                Flag("from", "LAT,LON", "route origin (drawn with --to)"),
+                Flag("to", "LAT,LON", "route destination"),
+                Flag("track", "FILE", "a track to draw: raw fixes, matched points and the matched path"),
+                Flag("camera", "LAT,LON,ZOOM[,BEARING[,TILT]]", "camera target, web-Mercator zoom, bearing, tilt "
+                     + "(default: fit everything drawn)"),
+                Flag("padding", "TOP,LEFT,BOTTOM,RIGHT", "padding in points; the camera target is the padded centre"),
+                Flag("size", "WxH", "frame size in points (default 1024x768)"),
+                Flag("scale", "S", "pixels per point (default 1)"),
+                Flag("style", "light|dark|auto", "colour scheme (default light)"),
+                Flag("map-type", "normal|none", "roads by class, or only the overlays"),
+                Flag("background", "#RRGGBB", "background colour"),
+                Flag("traffic", "FILE", "traffic feed: colour roads by speed against free flow"),
+                Flag("my-location", "LAT,LON[,COURSE]", "draw the my-location dot (and course arrow)"),
+                Flag("out", "FILE.png|FILE.svg", "picture to write (written to a temporary, then renamed)")],
+        operands: nil)
+
+    static let icons = CommandSpec(
+        name: "icons", summary: "Write every maneuver icon and a set of lane-guidance images as PNG files.",
+        synopsis: "--out DIR [--size PX] [--scale S] [--style light|dark] [--driving-side right|left]",
+        flags: [Flag("out", "DIR", "folder to write the images into"),
+                Flag("size", "PX", "icon size in points (default 96)"),
+                Flag("scale", "S", "pixels per point (default 1)"),
+                Flag("style", "light|dark", "colour scheme (default light)"),
+                Flag("driving-side", "right|left", "traffic side the icons are drawn for (default right)")],
+        operands: nil)
+
 }

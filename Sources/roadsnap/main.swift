@@ -19,6 +19,8 @@ let subcommands: [Subcommand] = [
     Subcommand(spec: CommandSpecs.eval, run: EvalCommand.run),
     Subcommand(spec: CommandSpecs.route, run: RouteCommand.run),
     Subcommand(spec: CommandSpecs.navigate, run: NavigateCommand.run),
+    Subcommand(spec: CommandSpecs.render, run: RenderCommand.run),
+    Subcommand(spec: CommandSpecs.icons, run: IconsCommand.run),
 ]
 
 /// The overview: every command's usage line and summary.

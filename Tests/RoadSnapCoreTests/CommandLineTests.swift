@@ -4,7 +4,7 @@ import Testing
 /// The `roadsnap` binary's argument handling: `--help` for every command, unknown flags and commands with a suggestion,
 /// missing values, repeated flags and stray operands (issue 15, "A CLI that guides its user").
 @Suite struct CommandLineTests {
-    static let commands = ["info", "compile", "snap", "match", "eval", "route", "navigate"]
+    static let commands = ["info", "compile", "snap", "match", "eval", "route", "navigate", "render", "icons"]
 
     static func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
         let r = try TestData.execute(MatchCommandTests.binary, args)
@@ -20,14 +20,14 @@ import Testing
     }
 
     @Test(arguments: commands) func helpListsEveryFlagOfTheUsageLineWithItsMeaning(command: String) throws {
-        for form in [[command, "--help"], [command, "-h"], ["help", command], [command, "--map", "x", "--help"]] {
+        for form in [[command, "--help"], [command, "-h"], ["help", command], [command, "--out", "x", "--help"]] {
             let r = try Self.run(form)
             #expect(r.status == 0, "\(form): \(r.err)")
             #expect(r.err.isEmpty, "\(form): \(r.err)")
             let lines = r.out.split(separator: "\n")
             let usage = try #require(lines.first { $0.hasPrefix("usage: roadsnap \(command) ") }, "\(form): \(r.out)")
             let flags = Self.flagsInUsage(usage)
-            #expect(flags.contains("--map"))
+            #expect(flags.contains(command == "icons" ? "--out" : "--map"))
             for flag in flags + ["--help"] {
                 // A row "  --flag [VALUE]   meaning": the flag first, then at least one word of explanation.
                 let row = lines.first { $0.hasPrefix("  \(flag) ") || $0 == "  \(flag)" }

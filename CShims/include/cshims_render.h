@@ -1,0 +1,90 @@
+/*
+ * Drawing for the headless map view, the maneuver icons and the head-unit frames (issue 14): a canvas over cairo.
+ *
+ * cairo is not linked: it is loaded on first use (dlopen of libcairo.so.2, CShims/libs.c, like GEOS and PROJ), so
+ * a program linking RoadSnap that never draws does not map cairo, fontconfig or freetype. rsc_render_canvas_create
+ * fails with a message naming the library when it cannot be loaded (Debian: libcairo2; ROADSNAP_CAIRO_LIBRARY
+ * names another file).
+ *
+ * Coordinates are in points, y down, (0,0) the top-left corner; the canvas is `width` x `height` points and
+ * `width*scale` x `height*scale` pixels. Colours are 0xRRGGBBAA (not premultiplied). Drawing calls on a canvas in an
+ * error state do nothing; the error is reported by the call producing the output. A canvas is not thread-safe
+ * (one per thread); different canvases may be used on different threads.
+ */
+#ifndef ROADSNAP_CSHIMS_RENDER_H
+#define ROADSNAP_CSHIMS_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rsc_canvas rsc_canvas;
+
+/* Canvas kinds: a raster image (PNG or RGBA out) or a vector SVG document. */
+#define RSC_CANVAS_RASTER 0
+#define RSC_CANVAS_SVG 1
+
+/* Line caps and joins (rsc_render_lines `style` bits): round caps and joins (else butt caps, miter joins). */
+#define RSC_LINE_ROUND 1
+
+/* Text alignment (rsc_render_text `align`). */
+#define RSC_TEXT_LEFT 0
+#define RSC_TEXT_CENTER 1
+#define RSC_TEXT_RIGHT 2
+
+/* Largest side accepted, in pixels (width*scale and height*scale). */
+#define RSC_CANVAS_MAX_SIDE 16384
+
+/* A new canvas filled with transparent black; NULL on failure (cairo missing, bad size: 1..16384 pixels a side,
+ * scale finite in (0, 16]), the reason in err. Free with rsc_render_canvas_destroy. */
+rsc_canvas *rsc_render_canvas_create(int kind, double width, double height, double scale, char *err, size_t errlen);
+void rsc_render_canvas_destroy(rsc_canvas *canvas);
+
+/* Fills the whole canvas with `rgba` (replacing what was drawn: also clears a reused raster canvas). */
+void rsc_render_clear(rsc_canvas *canvas, uint32_t rgba);
+
+/* Strokes `count` polylines in one pass: polyline i has counts[i] points, taken in order from xy (x0,y0,x1,y1,...).
+ * `dash` (ndash lengths in points, NULL or 0 for solid). Polylines of fewer than 2 points are skipped. */
+void rsc_render_lines(rsc_canvas *canvas, const double *xy, const int32_t *counts, size_t count, double width,
+                      uint32_t rgba, int style, const double *dash, int ndash);
+
+/* Fills (fill_rgba alpha > 0) and/or strokes (stroke_width > 0) one closed polygon of n points. */
+void rsc_render_polygon(rsc_canvas *canvas, const double *xy, size_t n, uint32_t fill_rgba, double stroke_width,
+                        uint32_t stroke_rgba);
+
+/* Fills (fill_rgba alpha > 0) and/or strokes (stroke_width > 0) a full circle. */
+void rsc_render_circle(rsc_canvas *canvas, double x, double y, double radius, uint32_t fill_rgba, double stroke_width,
+                       uint32_t stroke_rgba);
+/* Strokes an arc of a circle from angle a0 to a1 (radians, 0 = +x, increasing clockwise on screen). */
+void rsc_render_arc(rsc_canvas *canvas, double x, double y, double radius, double a0, double a1, double width,
+                    uint32_t rgba, int style);
+
+/* Draws UTF-8 text with its baseline's anchor at (x, y) rotated by `angle` radians (clockwise), DejaVu Sans (bold
+ * when `bold`), `size` points; a halo of `halo_width` points in halo_rgba drawn under it when halo_width > 0. */
+void rsc_render_text(rsc_canvas *canvas, const char *utf8, double x, double y, double angle, double size, int bold,
+                     int align, uint32_t rgba, double halo_width, uint32_t halo_rgba);
+/* The advance width of `utf8` in points at `size` (0 on a canvas in an error state). */
+double rsc_render_text_width(rsc_canvas *canvas, const char *utf8, double size, int bold);
+
+/* The canvas as a PNG (raster) or as an SVG document (an SVG canvas, which is finished by this: draw nothing more).
+ * On success *out is a malloc'd buffer of *len bytes the caller frees with free(); RSC_OK or a negative code with
+ * the reason in err. */
+int rsc_render_encode(rsc_canvas *canvas, unsigned char **out, size_t *len, char *err, size_t errlen);
+
+/* Copies a raster canvas into `out` as straight (not premultiplied) RGBA, 4 bytes a pixel, rows `stride` bytes
+ * apart (>= 4 * pixel width); `out` holds stride * pixel height bytes. RSC_OK or RSC_EINVAL. */
+int rsc_render_copy_rgba(rsc_canvas *canvas, unsigned char *out, size_t stride);
+/* A raster canvas (scale 1) holding a decoded PNG; NULL with the reason in err when it is not a readable PNG. */
+rsc_canvas *rsc_render_canvas_from_png(const unsigned char *png, size_t len, char *err, size_t errlen);
+
+/* Pixel size of the canvas (width*scale and height*scale rounded). */
+int rsc_render_pixel_width(const rsc_canvas *canvas);
+int rsc_render_pixel_height(const rsc_canvas *canvas);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
