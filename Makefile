@@ -9,6 +9,8 @@ APT_PACKAGES := libgeos-dev libproj-dev libosmium2-dev libprotozero-dev zlib1g-d
 APT_PACKAGES += libsimdjson-dev
 # The C API's install and tests (issue 6).
 APT_PACKAGES += valgrind patchelf binutils
+# Spoken guidance prompts as WAV files (`roadsnap navigate --speak DIR`), issue 15.
+APT_PACKAGES += espeak-ng
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out

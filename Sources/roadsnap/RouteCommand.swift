@@ -4,7 +4,7 @@ import RoadSnapFormats
 /// `roadsnap route`: a route with turn-by-turn steps between two or more coordinates.
 enum RouteCommand {
     static let usage = "roadsnap route --map MAP --from LAT,LON --to LAT,LON [--via LAT,LON]... "
-        + "[--avoid highways,tolls,ferries] [--heading DEG] [--same-side] [--algorithm auto|ch|dijkstra] "
+        + "[--avoid highways,tolls,ferries|none] [--heading DEG] [--same-side] [--algorithm auto|ch|dijkstra] "
         + "[--format text|geojson|json] [--out FILE]"
 
     /// Above this many edges a one-off query is answered by Dijkstra: preprocessing would cost more than it saves.
@@ -23,8 +23,9 @@ enum RouteCommand {
         let to = try Options.coordinate(try opts.require("to"), flag: "to")
         var vias: [GeoCoordinate] = []
         for v in opts.all("via") { vias.append(try Options.coordinate(v, flag: "via")) }
+        // The same defaults as `navigate` and the navigator: ferries avoided unless `--avoid` names the list.
         let options = try opts.string("avoid").map { s throws(RoadSnapError) in try RoutingOptions(avoiding: s) }
-            ?? RoutingOptions(avoidsHighways: false, avoidsTolls: false, avoidsFerries: false)
+            ?? RoutingOptions()
         let outputFormat = opts.string("format") ?? "text"
         guard ["text", "json", "geojson"].contains(outputFormat) else {
             throw RoadSnapError.invalidArgument("--format expects text, json or geojson, got '\(outputFormat)'")
