@@ -44,6 +44,25 @@ import Testing
         #expect(info["remaining_steps"] is [[String: Any]] && info["speed_limit_kmh"] != nil)
     }
 
+    @Test func simulatorJitterAndPauseFromTheCommandLine() throws {
+        let r = try NavigationCommandTests.navigate([
+            "--map", Self.monaco, "--simulate", "--virtual-clock", "--from", "43.7315,7.4197", "--to", "43.7445,7.4295",
+            "--jitter", "6", "--pause", "20,10", "--time-threshold", "30"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let locations = Self.events(r, "didUpdateLocation")
+        // Ten simulated seconds standing still from the 20th, then on again.
+        let speeds = locations.compactMap { $0["speed_mps"] as? Double }
+        var longest = 0, run = 0
+        for v in speeds.dropFirst(3) { run = v == 0 ? run + 1 : 0; longest = max(longest, run) }
+        #expect(longest >= 9 && longest <= 11)
+        // Raw fixes moved off the road by the jitter.
+        let offsets = locations.compactMap { $0["distance_from_fix_m"] as? Double }
+        #expect(offsets.filter { $0 > 2 }.count * 3 >= offsets.count)
+        // Remaining time reported only on changes of 30 s or more (and the arrival's zero).
+        let t = Self.events(r, "didUpdateRemainingTime").compactMap { $0["time_s"] as? Double }.filter { $0 > 0 }
+        for (a, b) in zip(t, t.dropFirst()) { #expect(abs(a - b) >= 30) }
+    }
+
     @Test func coordinatesOffTheMapAndFailedRoutesSaySo() throws {
         func run(_ to: String) throws -> (status: Int32, events: [[String: Any]], stderr: String) {
             try NavigationCommandTests.navigate(["--map", Self.monaco, "--simulate", "--virtual-clock",
