@@ -11,6 +11,8 @@ APT_PACKAGES += libsimdjson-dev
 APT_PACKAGES += valgrind patchelf binutils
 # Pictures (issue 14): cairo's headers (cairo itself is loaded on first draw, CShims/libs.c) and the font it uses.
 APT_PACKAGES += libcairo2-dev fonts-dejavu-core
+# Spoken guidance prompts as WAV files (`roadsnap navigate --speak DIR`), issue 15.
+APT_PACKAGES += espeak-ng
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out

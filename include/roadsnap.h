@@ -721,6 +721,43 @@ rs_status rs_stream_matcher_reset(rs_stream_matcher *matcher);
 /* Releases a streaming matcher; a call running on it on another thread finishes safely first. [thread-safe] */
 rs_status rs_stream_matcher_free(rs_stream_matcher *matcher);
 
+/* ---- Voice guidance ----
+ * Spoken prompts for each step of the current leg, each kind at most once per step and re-planned after a reroute:
+ * early (long before, on fast roads), preparation ("In 300 metres, turn right onto Main Street, then turn left") and
+ * now ("Turn right now"). Trigger distances grow with speed and road class. */
+typedef enum rs_announcement_kind {
+    RS_ANNOUNCEMENT_EARLY = 0,
+    RS_ANNOUNCEMENT_PREPARATION = 1,
+    RS_ANNOUNCEMENT_NOW = 2
+} rs_announcement_kind;
+
+/* Units of spoken distances. */
+typedef enum rs_distance_units {
+    RS_UNITS_METRIC = 0,         /* metres, kilometres */
+    RS_UNITS_IMPERIAL = 1,       /* feet, miles */
+    RS_UNITS_IMPERIAL_YARDS = 2  /* yards, miles (UK) */
+} rs_distance_units;
+
+/* One prompt. Strings are valid only during the callback. */
+typedef struct rs_announcement {
+    int32_t kind;               /* an rs_announcement_kind */
+    int32_t step_index;         /* the step announced, index in the current leg's steps */
+    double distance;            /* metres from the driver to the maneuver */
+    double trigger_distance;    /* metres at which this prompt was due */
+    double time;                /* fix time, seconds since the Unix epoch */
+    const char *text;           /* the sentence to speak */
+    const char *short_text;     /* the step without its road ("Turn right") */
+    const char *secondary_text; /* the banner's second line (destinations or road), may be "" */
+} rs_announcement;
+
+typedef void (*rs_announcement_fn)(void *user_data, const rs_announcement *announcement);
+
+/* Sets (or with NULL removes) the function receiving prompts; called like the listener's functions. */
+rs_status rs_navigator_set_announcement_callback(rs_navigator *navigator, rs_announcement_fn fn, void *user_data);
+
+/* Units of spoken distances (default: by the map's country). Errors: RS_E_INVALID_ARGUMENT for another value. */
+rs_status rs_navigator_set_announcement_units(rs_navigator *navigator, int32_t units);
+
 #ifdef __cplusplus
 }
 #endif

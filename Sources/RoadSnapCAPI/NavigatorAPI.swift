@@ -136,6 +136,8 @@ final class NavigatorObject: HandleObject {
     let session: NavigationSession
     let router: Router
     let listener: CNavigatorListener
+    /// Voice prompts to the host's announcement function, when one is set.
+    let announcements = CAnnouncementListener()
     let virtualClock: VirtualClock?
 
     init(router: Router, options: rs_navigator_options, listener: rs_navigator_listener) throws(APIFailure) {
@@ -168,6 +170,7 @@ final class NavigatorObject: HandleObject {
             navigator.distanceUpdateThreshold = options.distance_update_threshold
         }
         navigator.add(self.listener)
+        navigator.add(announcements)
         session.roadSnappedLocationProvider.add(self.listener)
         session.roadSnappedLocationProvider.startUpdatingLocation()
     }

@@ -136,13 +136,13 @@ enum CommandSpecs {
     static let route = CommandSpec(
         name: "route", summary: "Route between coordinates with turn-by-turn steps.",
         synopsis: "--map MAP --from LAT,LON --to LAT,LON [--via LAT,LON]... "
-            + "[--avoid highways,tolls,ferries] [--heading DEG] [--same-side] [--algorithm auto|ch|dijkstra] "
+            + "[--avoid highways,tolls,ferries|none] [--heading DEG] [--same-side] [--algorithm auto|ch|dijkstra] "
             + "[--format text|geojson|json] [--out FILE]",
         flags: [map,
                 Flag("from", "LAT,LON", "origin"),
                 Flag("to", "LAT,LON", "destination"),
                 Flag("via", "LAT,LON", "intermediate stop", repeats: true),
-                Flag("avoid", "LIST", "comma-separated: highways, tolls, ferries"),
+                Flag("avoid", "LIST", "comma-separated: highways, tolls, ferries; or none (default: ferries)"),
                 Flag("heading", "DEG", "the vehicle's heading at the origin, degrees clockwise from north"),
                 Flag("same-side", nil, "arrive on the side of the road the destination lies on"),
                 Flag("algorithm", "auto|ch|dijkstra", "search: contraction hierarchy, Dijkstra, or by map size"),
@@ -155,19 +155,32 @@ enum CommandSpecs {
         summary: "Guide along a route headlessly and print the navigator's events as JSON lines.",
         synopsis: "--map MAP --to LAT,LON [--to LAT,LON]... "
             + "(--simulate --from LAT,LON [--speed-multiplier X] [--virtual-clock] | --replay TRACK [--replay-speed X|max] "
-            + "| --gpsd HOST:PORT) [--traffic FILE] [--avoid highways,tolls,ferries] [--no-locations]",
+            + "| --gpsd HOST:PORT) [--title NAME]... [--traffic FILE] [--avoid highways,tolls,ferries|none] [--no-locations] "
+            + "[--units metric|imperial|uk] [--speak DIR] [--arrival-radius M] [--time-threshold S] [--distance-threshold M] "
+            + "[--speed-alert MINOR%,MAJOR%,SECONDS] [--jitter SIGMA_M] [--pause AT_S,FOR_S]",
         flags: [map,
                 Flag("to", "LAT,LON", "destination; repeat for a multi-stop trip", repeats: true),
+                Flag("title", "NAME", "title of the destination given at the same position", repeats: true),
                 Flag("simulate", nil, "drive the route with the location simulator"),
                 Flag("from", "LAT,LON", "where the simulated drive starts"),
-                Flag("speed-multiplier", "X", "simulated speed factor"),
-                Flag("virtual-clock", nil, "run the simulation on a virtual clock (as fast as possible)"),
+                Flag("speed-multiplier", "X", "simulation speed: faster car on the system clock, faster time on a "
+                     + "virtual clock"),
+                Flag("virtual-clock", nil, "run the simulation on a virtual clock (as fast as possible unless "
+                     + "--speed-multiplier paces it)"),
                 Flag("replay", "TRACK", "replay a recorded track as the location feed"),
                 Flag("replay-speed", "X|max", "replay speed factor, or max for as fast as possible"),
                 Flag("gpsd", "HOST:PORT", "read live fixes from gpsd"),
-                Flag("traffic", "FILE", "traffic feed (JSON) for delay categories"),
-                Flag("avoid", "LIST", "comma-separated: highways, tolls, ferries"),
-                Flag("no-locations", nil, "leave per-fix location events out of the output")],
+                Flag("traffic", "FILE", "traffic feed (JSON) for delay categories and traffic ETA"),
+                Flag("avoid", "LIST", "comma-separated: highways, tolls, ferries; or none (default: ferries)"),
+                Flag("no-locations", nil, "leave per-fix location events out of the output"),
+                Flag("units", "metric|imperial|uk", "units of spoken distances (default: by the map's country)"),
+                Flag("speak", "DIR", "write each voice prompt as a WAV file here (espeak-ng)"),
+                Flag("arrival-radius", "M", "distance to a destination that counts as arrival"),
+                Flag("time-threshold", "S", "remaining-time change that triggers an update"),
+                Flag("distance-threshold", "M", "remaining-distance change that triggers an update"),
+                Flag("speed-alert", "MINOR%,MAJOR%,SECONDS", "speeding thresholds and the upgrade delay"),
+                Flag("jitter", "SIGMA_M", "add GPS-like noise of this sigma to simulated fixes"),
+                Flag("pause", "AT_S,FOR_S", "pause the simulated car at AT_S seconds for FOR_S seconds")],
         operands: nil)
 
     static let render = CommandSpec(

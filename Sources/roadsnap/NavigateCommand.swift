@@ -3,6 +3,10 @@ import Synchronization
 import RoadSnapCore
 import RoadSnapFormats
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `roadsnap navigate`: a headless navigation session printing every listener event as one JSON line.
 enum NavigateCommand {
     static func run(_ args: [String]) throws -> Int32 {
@@ -10,10 +14,17 @@ enum NavigateCommand {
         let mapPath = try opts.require("map")
         let targets = opts.all("to")
         guard !targets.isEmpty else { throw RoadSnapError.invalidArgument("--to LAT,LON is required (repeat it for stops)") }
+        let titles = opts.all("title")
+        guard titles.count <= targets.count else {
+            throw RoadSnapError.invalidArgument("\(titles.count) --title for \(targets.count) --to: one title per destination")
+        }
         var destinations: [Waypoint] = []
         for (i, t) in targets.enumerated() {
-            destinations.append(Waypoint(coordinate: try Options.coordinate(t, flag: "to"), title: "destination \(i + 1)"))
+            destinations.append(Waypoint(coordinate: try Options.coordinate(t, flag: "to"),
+                                         title: i < titles.count ? titles[i] : "destination \(i + 1)"))
         }
+        let speakDir = opts.string("speak")
+        if let speakDir { try NavigateSupport.checkSpeaker(dir: speakDir) }
         let modes = [opts.isSet("simulate"), opts.string("replay") != nil, opts.string("gpsd") != nil]
         guard modes.filter({ $0 }).count == 1 else {
             throw RoadSnapError.invalidArgument("choose one of --simulate --from LAT,LON, --replay TRACK or --gpsd HOST:PORT")
@@ -23,6 +34,7 @@ enum NavigateCommand {
         let traffic = try opts.string("traffic").map { p throws(RoadSnapError) in try TrafficFeedReader.read(path: p) }
 
         let network = try loadMap(mapPath, command: "navigate")
+        for d in destinations { try NavigateSupport.check(d.coordinate, flag: "to", bounds: network.bounds) }
         let router = Router(network: network, algorithm: RouteCommand.autoAlgorithm(network), prepare: [routingOptions])
         let virtual = opts.isSet("simulate") && opts.isSet("virtual-clock")
         let virtualClock = virtual ? VirtualClock(start: SystemClock().now) : nil
@@ -30,7 +42,8 @@ enum NavigateCommand {
         // Listener calls run synchronously on the thread that feeds the fix: lines come out in event order.
         let session = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
         let printer = EventPrinter(network: network, locations: !opts.isSet("no-locations"),
-                                   finalDestination: destinations.count)
+                                   finalDestination: destinations.count, speakDir: speakDir)
+        try NavigateSupport.configure(session.navigator, opts)
         session.navigator.add(printer)
         session.roadSnappedLocationProvider.add(printer)
         session.roadSnappedLocationProvider.startUpdatingLocation()
@@ -44,25 +57,55 @@ enum NavigateCommand {
                 done.signal()
             }
             done.wait()
-            printer.emit(NavigationEventJSON.routeStatus(status.value, request: "setDestinations"))
-            guard status.value == .ok else { return false }
+            let message = session.navigator.lastRouteMessage
+            printer.emit(NavigationEventJSON.routeStatus(status.value, request: "setDestinations", message: message))
+            guard status.value == .ok else {
+                writeStderr("roadsnap navigate: no route (\(status.value.rawValue))"
+                    + (message.isEmpty ? "" : ": \(message)") + "\n")
+                return false
+            }
             session.navigator.isGuidanceActive = true
             return true
         }
 
         if opts.isSet("simulate") {
             let from = try Options.coordinate(try opts.require("from"), flag: "from")
+            try NavigateSupport.check(from, flag: "from", bounds: network.bounds)
             let multiplier = try opts.double("speed-multiplier", default: 1)
             guard multiplier > 0 else { throw RoadSnapError.invalidArgument("--speed-multiplier must be > 0") }
+            let pause = try opts.string("pause").map { p throws(RoadSnapError) in
+                try NavigateSupport.numbers(p, count: 2, flag: "pause", form: "AT_SECONDS,FOR_SECONDS (e.g. 30,10)")
+            }
             let simulator = session.locationSimulator
+            if opts.string("jitter") != nil {
+                simulator.jitterSigma = try opts.double("jitter", default: 4)
+                simulator.isLocationJitteringEnabled = true
+            }
             simulator.simulateLocation(at: from)
             guard start() else { return 1 }
-            simulator.speedMultiplier = multiplier
+            // On the system clock the multiplier raises the car's speed (as the SDK's simulator); on a virtual
+            // clock it compresses time instead: the car drives at road speeds, the clock runs X times faster.
+            if virtualClock == nil { simulator.speedMultiplier = multiplier }
             simulator.simulateLocationsAlongExistingRoute()
             if let virtualClock {
-                // As fast as possible: a day of simulated time at most.
-                for _ in 0..<86_400 where !printer.finished.value { virtualClock.advance(by: 1) }
+                // A day of simulated time at most; as fast as possible unless --speed-multiplier paces it.
+                let paced = opts.string("speed-multiplier") != nil
+                let t0 = monotonicSeconds()
+                for second in 0..<86_400 where !printer.finished.value {
+                    if let pause { simulator.isPaused = Double(second) >= pause[0] && Double(second) < pause[0] + pause[1] }
+                    virtualClock.advance(by: 1)
+                    if paced {
+                        let due = t0 + Double(second + 1) / multiplier, now = monotonicSeconds()
+                        if due > now { usleep(UInt32(min(1, due - now) * 1_000_000)) }
+                    }
+                }
             } else {
+                if let pause {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + pause[0] / multiplier) { simulator.isPaused = true }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + (pause[0] + pause[1]) / multiplier) {
+                        simulator.isPaused = false
+                    }
+                }
                 printer.done.wait()
             }
             simulator.stopSimulation()
@@ -87,9 +130,15 @@ enum NavigateCommand {
         }
         session.roadSnappedLocationProvider.updateLocation(with: first)
         guard start() else { return 1 }
+        let progress = ReplayProgress(enabled: isatty(2) != 0 && opts.string("replay") != nil)
+        var fixes = 1
         while !printer.finished.value, let fix = try source.nextFix() {
             session.roadSnappedLocationProvider.updateLocation(with: fix)
+            fixes += 1
+            progress.report(fixTime: fix.time, fixes: fixes, reroutes: printer.reroutes)
         }
+        progress.report(fixTime: session.roadSnappedLocationProvider.latestLocation?.timestamp, fixes: fixes,
+                        reroutes: printer.reroutes, force: true)
         return 0
     }
 }
@@ -105,12 +154,17 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
     let network: RoadNetwork
     let locations: Bool
     let finalDestination: Int
+    /// Where spoken prompts are written as WAV files (`--speak`), nil for none.
+    let speakDir: String?
+    /// Times guidance entered the rerouting state.
+    private(set) var reroutes = 0
     let done = DispatchSemaphore(value: 0)
     let finished = Box(false)
     private var arrivals = 0
     private let lock = Mutex(())
 
-    init(network: RoadNetwork, locations: Bool, finalDestination: Int) {
+    init(network: RoadNetwork, locations: Bool, finalDestination: Int, speakDir: String? = nil) {
+        self.speakDir = speakDir
         self.network = network
         self.locations = locations
         self.finalDestination = finalDestination
@@ -150,7 +204,15 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
     func navigator(_ navigator: Navigator, didUpdate speedAlertSeverity: SpeedAlertSeverity, speedingPercentage: Double) {
         emit(NavigationEventJSON.severity(speedAlertSeverity, speedingPercentage))
     }
-    func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) { emit(NavigationEventJSON.navInfo(navInfo)) }
+    func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) {
+        if navInfo.navState == .rerouting { reroutes += 1 }
+        emit(NavigationEventJSON.navInfo(navInfo))
+    }
+    func navigator(_ navigator: Navigator, didAnnounce announcement: Announcement) {
+        var o = NavigationEventJSON.announcement(announcement)
+        if let speakDir, let path = NavigateSupport.speak(announcement, dir: speakDir) { o["audio"] = path }
+        emit(o)
+    }
     func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation) {
         if locations { emit(NavigationEventJSON.location(location, network: network)) }
     }

@@ -133,9 +133,9 @@ struct Options {
         return v
     }
 
-    /// Parses `LAT,LON`.
+    /// Parses `LAT,LON` (spaces around either number allowed: "47.58, -122.11").
     static func coordinate(_ s: String, flag: String) throws(RoadSnapError) -> GeoCoordinate {
-        let parts = s.split(separator: ",")
+        let parts = s.split(separator: ",", omittingEmptySubsequences: false).map { String($0.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed()) }
         guard parts.count == 2, let la = Double(parts[0]), let lo = Double(parts[1]) else {
             throw .invalidArgument("--\(flag) expects LAT,LON, got '\(s)'")
         }

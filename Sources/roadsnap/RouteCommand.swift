@@ -19,8 +19,9 @@ enum RouteCommand {
         let to = try Options.coordinate(try opts.require("to"), flag: "to")
         var vias: [GeoCoordinate] = []
         for v in opts.all("via") { vias.append(try Options.coordinate(v, flag: "via")) }
+        // The same defaults as `navigate` and the navigator: ferries avoided unless `--avoid` names the list.
         let options = try opts.string("avoid").map { s throws(RoadSnapError) in try RoutingOptions(avoiding: s) }
-            ?? RoutingOptions(avoidsHighways: false, avoidsTolls: false, avoidsFerries: false)
+            ?? RoutingOptions()
         let outputFormat = opts.string("format") ?? "text"
         guard ["text", "json", "geojson"].contains(outputFormat) else {
             throw RoadSnapError.invalidArgument("--format expects text, json or geojson, got '\(outputFormat)'")

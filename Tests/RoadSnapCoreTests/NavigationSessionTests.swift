@@ -312,9 +312,9 @@ func waypoint(_ lat: Double, _ lon: Double, _ title: String) -> Waypoint {
         #expect(try delays(feed(0.4)).first == .heavy)
         #expect(try delays(feed(0.7)).first == .medium)
         #expect(try delays(feed(0.95)).first == .light)
-        // A feed that covers none of the route leaves the category at no data (never reported as a change).
-        #expect(try delays(TrafficFeed(speedsKmh: [1: 10])).isEmpty)
-        #expect(try delays(nil).isEmpty)
+        // A feed that covers none of the route leaves the category at no data (reported once, as the initial state).
+        #expect(try delays(TrafficFeed(speedsKmh: [1: 10])) == [.noData])
+        #expect(try delays(nil) == [.noData])
     }
 
     @Test func lightingChangesOnceAtCivilDusk() throws {
@@ -328,7 +328,8 @@ func waypoint(_ lat: Double, _ lon: Double, _ title: String) -> Waypoint {
         let h = try simulatedDrive(start: lo - 150)
         h.onQueue {
             let lighting = h.recorder.events.filter { if case .lighting = $0 { return true } else { return false } }
-            #expect(lighting == [.lighting(.lowLight)])
+            // The initial daylight state once, then the change at dusk.
+            #expect(lighting == [.lighting(.normal), .lighting(.lowLight)])
         }
         #expect(h.session.navigator.suggestedLightingMode == .lowLight)
     }

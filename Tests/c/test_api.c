@@ -810,6 +810,21 @@ static void on_location(void *u, const rs_road_snapped_location *l) {
     if (l->edge >= 0 && l->distance_from_fix < 50) c->located_on_road++;
 }
 
+/* Voice prompts: counted per kind; each has a sentence and a distance within its trigger distance. */
+typedef struct {
+    int count, kinds[3], bad;
+} prompt_counts;
+
+static void on_prompt(void *u, const rs_announcement *a) {
+    prompt_counts *p = u;
+    p->count++;
+    if (a->kind < 0 || a->kind > 2 || a->text == NULL || strlen(a->text) < 4 || a->short_text == NULL ||
+        a->secondary_text == NULL || !(a->distance > 0 && a->distance <= a->trigger_distance + 1e-9) || a->step_index < 1)
+        p->bad++;
+    else
+        p->kinds[a->kind]++;
+}
+
 static void test_navigator(rs_router *router, const rs_waypoint *ends) {
     nav_counts counts;
     memset(&counts, 0, sizeof counts);
@@ -827,6 +842,12 @@ static void test_navigator(rs_router *router, const rs_waypoint *ends) {
     bad.arrival_radius = -5;
     CHECK_STATUS(rs_navigator_create(router, &bad, &listener, &nav), RS_E_INVALID_ARGUMENT);
     CHECK_STATUS(rs_navigator_create(router, &options, &listener, &nav), RS_OK);
+    prompt_counts prompts;
+    memset(&prompts, 0, sizeof prompts);
+    CHECK_STATUS(rs_navigator_set_announcement_callback(NULL, on_prompt, &prompts), RS_E_INVALID_HANDLE);
+    CHECK_STATUS(rs_navigator_set_announcement_callback(nav, on_prompt, &prompts), RS_OK);
+    CHECK_STATUS(rs_navigator_set_announcement_units(nav, 7), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_navigator_set_announcement_units(nav, RS_UNITS_METRIC), RS_OK);
 
     /* No location yet: no origin to route from. */
     rs_route_status rst = RS_ROUTE_OK;
@@ -879,7 +900,8 @@ static void test_navigator(rs_router *router, const rs_waypoint *ends) {
     CHECK(counts.times >= 3);
     CHECK(counts.nav_infos >= 3 && counts.enroute_with_instruction >= 1);
     CHECK(counts.speeding >= 1); /* -1: no speed limit is tagged on this extract */
-    CHECK(counts.lighting == 0 || counts.lighting == 1);
+    CHECK(counts.lighting == 1); /* the initial lighting mode, reported once at start */
+    CHECK(prompts.count >= 1 && prompts.bad == 0 && prompts.kinds[RS_ANNOUNCEMENT_NOW] >= 1);
     CHECK_STATUS(rs_navigator_get_state(nav, &st), RS_OK);
     CHECK(st.nav_state == RS_NAV_STATE_STOPPED && st.guidance_active == 0); /* stops at arrival by default */
     int32_t has_next = 1;

@@ -13,6 +13,7 @@ enum NavigationEvent: Sendable {
     case speeding(Double)
     case severity(SpeedAlertSeverity, Double)
     case navInfo(NavInfo)
+    case announcement(Announcement)
     case status(@Sendable (RouteStatus) -> Void, RouteStatus)
 }
 
@@ -32,6 +33,10 @@ public struct GuidanceOptions: Hashable, Sendable {
     public var delayRefreshSeconds = 30.0
     /// Seconds between recomputations of the sun's position.
     public var lightingRefreshSeconds = 60.0
+    /// Seconds a higher speed alert severity must hold before it is reported (no flicker on a brief excess).
+    public var speedAlertEnterSeconds = 2.0
+    /// Seconds a lower speed alert severity must hold before it replaces the reported one.
+    public var speedAlertReleaseSeconds = 3.0
 
     public init() {}
 }
@@ -89,9 +94,18 @@ final class NavigationEngine: @unchecked Sendable {
     var speedAlert = SpeedAlertEvaluator()
     private var lastSpeeding: Double?
     var speedAlertSeverity: SpeedAlertSeverity = .unknown
+    var severityHysteresis = SeverityHysteresis()
     var suggestedLightingMode: LightingMode = .normal
-    private var lightingComputedAt: Double?
-    var trafficFeed: TrafficFeed? { didSet { delayComputedAt = nil } }
+    var lightingComputedAt: Double?
+    /// Whether the lighting mode and the delay category were reported once (the initial state).
+    var lightingReported = false
+    var delayReported = false
+    var trafficFeed: TrafficFeed? { didSet { delayComputedAt = nil; trafficTimes.removeAll() } }
+    /// Seconds from each leg's start to each segment's start at the traffic feed's speeds, per leg index.
+    var trafficTimes: [Int: [Double]] = [:]
+    var announcer = AnnouncementPlanner()
+    /// Why the last route request failed (empty when it succeeded).
+    var lastRouteMessage = ""
     let delayClassifier = DelayClassifier()
     var delayCategory: DelayCategory = .noData
     private var delayComputedAt: (segment: Int, time: Double)?
@@ -119,6 +133,7 @@ final class NavigationEngine: @unchecked Sendable {
         self.clock = clock
         self.listenerQueue = listenerQueue
         matcher = try OnlineMatcher(network: network, options: matcherOptions)
+        announcer.options.units = DistanceUnits.default(for: network.bounds)
     }
 
     /// Runs `body` under the engine's lock, then delivers the events it produced.
@@ -180,6 +195,7 @@ final class NavigationEngine: @unchecked Sendable {
                     case let .speeding(p): x.navigator(n, didUpdateSpeedingPercentage: p)
                     case let .severity(s, p): x.navigator(n, didUpdate: s, speedingPercentage: p)
                     case let .navInfo(info): x.navigator(n, didUpdate: info)
+                    case let .announcement(a): x.navigator(n, didAnnounce: a)
                     case .location, .status: break
                     }
                 }
@@ -245,7 +261,8 @@ final class NavigationEngine: @unchecked Sendable {
             lightingComputedAt = time
             let mode = SolarPosition(time: time, latitude: location.coordinate.latitude,
                                      longitude: location.coordinate.longitude).suggestedLightingMode
-            if mode != suggestedLightingMode {
+            if mode != suggestedLightingMode || !lightingReported {
+                lightingReported = true
                 suggestedLightingMode = mode
                 events.append(.lighting(mode))
             }
@@ -256,8 +273,10 @@ final class NavigationEngine: @unchecked Sendable {
             let a = network.edges[e].attributes
             limit = location.isForward ? a.maxspeedForward : (a.maxspeedBackward ?? a.maxspeedForward)
         }
-        let (percentage, severity) = speedAlert.evaluate(speed: location.speed >= 0 ? location.speed : nil,
-                                                        limitKmh: limit, time: time)
+        let (percentage, rawSeverity) = speedAlert.evaluate(speed: location.speed >= 0 ? location.speed : nil,
+                                                           limitKmh: limit, time: time)
+        let severity = severityHysteresis.filter(rawSeverity, time: time, enter: guidance.speedAlertEnterSeconds,
+                                                 release: guidance.speedAlertReleaseSeconds)
         if let last = lastSpeeding {
             if (percentage < 0) != (last < 0) || (percentage == 0) != (last == 0) || abs(percentage - last) >= 1 {
                 lastSpeeding = percentage
@@ -300,7 +319,8 @@ final class NavigationEngine: @unchecked Sendable {
             }
             if offRouteCount >= guidance.offRouteFixes || wrongCourseCount >= guidance.wrongCourseFixes {
                 navState = .rerouting
-                events.append(.navInfo(NavInfo(navState: .rerouting, routeChanged: false)))
+                // The last known values stay until the new route is installed.
+                events.append(.navInfo(currentNavInfo() ?? NavInfo(navState: .rerouting)))
                 reroute(from: fix, location: location, &events)
                 return
             }
@@ -310,12 +330,19 @@ final class NavigationEngine: @unchecked Sendable {
         if distanceReporter.shouldReport(remaining, threshold: distanceUpdateThreshold) {
             events.append(.remainingDistance(remaining))
         }
-        let remainingTime = t.remainingTime
+        let remainingTime = self.remainingTime(t)
         if timeReporter.shouldReport(remainingTime, threshold: timeUpdateThreshold) {
             events.append(.remainingTime(remainingTime))
         }
         updateDelay(time: time, &events)
         appendNavInfo(&events)
+        if let p = t.position, let e = location.edge {
+            for a in announcer.update(leg: t.leg, along: p.distanceAlong, speed: location.speed >= 0 ? location.speed : nil,
+                                      roadClass: network.edges[e].attributes.roadClass, time: time)
+            {
+                events.append(.announcement(a))
+            }
+        }
     }
 
     /// Fires arrival once for the current leg when the location is within the arrival radius of its destination:
@@ -333,18 +360,25 @@ final class NavigationEngine: @unchecked Sendable {
         arrivedAtCurrentLeg = true
         if distanceReporter.shouldReport(0, threshold: 0) { events.append(.remainingDistance(0)) }
         if timeReporter.shouldReport(0, threshold: 0) { events.append(.remainingTime(0)) }
-        events.append(.arrived(t.leg.destination))
+        // The stopped state before the arrival: a listener continuing to the next leg inside the arrival callback
+        // (synchronous delivery) then has its new leg's state last.
         if stopGuidanceAtArrival {
             isGuidanceActive = false
             navState = .stopped
             events.append(.navInfo(NavInfo(navState: .stopped)))
         }
+        events.append(.arrived(t.leg.destination))
         return true
     }
 
     /// The delay category over the rest of the current leg, when a traffic feed is set.
     private func updateDelay(time: Double, _ events: inout [NavigationEvent]) {
-        guard let feed = trafficFeed, let t = tracker else { return }
+        guard let t = tracker else { return }
+        guard let feed = trafficFeed else {
+            // The initial state once: no data.
+            if !delayReported { delayReported = true; events.append(.delay(delayCategory)) }
+            return
+        }
         let segment = t.position?.segment ?? 0
         if let at = delayComputedAt, at.segment == segment, time - at.time < guidance.delayRefreshSeconds { return }
         delayComputedAt = (segment, time)
@@ -359,7 +393,8 @@ final class NavigationEngine: @unchecked Sendable {
                        trafficKmh: feed.speedKmh(for: edge.sourceID))
         }
         let category = delayClassifier.category(totals)
-        if category != delayCategory {
+        if category != delayCategory || !delayReported {
+            delayReported = true
             delayCategory = category
             events.append(.delay(category))
         }
@@ -388,10 +423,14 @@ final class NavigationEngine: @unchecked Sendable {
         let timeAlong = t.position?.timeAlong ?? 0
         let later = route.legs.dropFirst(legIndex + 1)
         let laterDistance = later.reduce(0) { $0 + $1.distance }, laterTime = later.reduce(0) { $0 + $1.duration }
+        let remainingTime = self.remainingTime(t)
+        let laterTrafficTime = trafficFeed == nil ? laterTime
+            : (legIndex + 1..<route.legs.count).reduce(0) { $0 + (trafficCumulativeTimes(leg: $1).last ?? 0) }
         var info = NavInfo(navState: navState, distanceToNextDestinationMeters: t.remainingDistance,
-                           timeToNextDestinationSeconds: t.remainingTime,
+                           timeToNextDestinationSeconds: remainingTime,
                            distanceToFinalDestinationMeters: t.remainingDistance + laterDistance,
-                           timeToFinalDestinationSeconds: t.remainingTime + laterTime)
+                           timeToFinalDestinationSeconds: remainingTime + laterTrafficTime)
+        info.speedLimitKmh = currentSpeedLimitKmh()
         guard !leg.steps.isEmpty else { return info }
         let k = t.currentStepIndex
         let step = leg.steps[k]
@@ -411,6 +450,7 @@ final class NavigationEngine: @unchecked Sendable {
         let heading: Double? = moving ? (fix.course ?? (location.course >= 0 ? location.course : nil)) : nil
         let origin = Waypoint(coordinate: fix.coordinate, preferredHeading: heading, headingTolerance: 90)
         let result = router.route(RouteRequest(origin: origin, destinations: destinations, options: routingOptions))
+        lastRouteMessage = result.message
         guard result.status == .ok, let newRoute = result.route else {
             rerouteRetryAt = location.timestamp + guidance.rerouteRetrySeconds
             return
@@ -426,6 +466,7 @@ final class NavigationEngine: @unchecked Sendable {
     /// Makes `route` the current one from its first leg (lock held).
     func install(_ newRoute: Route, _ events: inout [NavigationEvent]) {
         route = newRoute
+        trafficTimes.removeAll()
         legIndex = 0
         startLeg(&events)
     }
@@ -443,6 +484,7 @@ final class NavigationEngine: @unchecked Sendable {
         stepReporter.reset()
         lastStepIndex = -1
         delayComputedAt = nil
+        announcer.reset()
         routeChangedPending = true
         var arcs = [Bool](repeating: false, count: network.edges.count * 2)
         for s in route.legs[legIndex].segments { arcs[s.arc] = true }
@@ -497,6 +539,8 @@ final class NavigationEngine: @unchecked Sendable {
             perform { events in
                 var status = result.status
                 if requestGeneration != generation { status = .canceled }
+                lastRouteMessage = status == .canceled && result.message.isEmpty ? "a newer request replaced this one"
+                    : result.message
                 if status == .ok, let route = result.route {
                     routingOptions = options
                     traveledPath.removeAll()

@@ -121,6 +121,8 @@ public struct NavInfo: Hashable, Sendable {
     /// To the last destination (end of the route).
     public var distanceToFinalDestinationMeters: Double
     public var timeToFinalDestinationSeconds: Double
+    /// Speed limit of the road the driver is on, km/h in the direction of travel; nil when not tagged.
+    public var speedLimitKmh: Double? = nil
 
     public init(navState: NavState, currentStep: RouteStep? = nil, remainingSteps: [RouteStep] = [],
                 routeChanged: Bool = false, distanceToCurrentStepMeters: Double = 0,
@@ -139,6 +141,12 @@ public struct NavInfo: Hashable, Sendable {
 
     /// Distance to the current step rounded for display.
     public var roundedDistanceToCurrentStepMeters: Double { DisplayRounding.distance(distanceToCurrentStepMeters) }
-    /// Time to the final destination rounded to the minute (at least one) for display.
-    public var roundedTimeToFinalDestinationSeconds: Double { DisplayRounding.time(timeToFinalDestinationSeconds) }
+    /// Time to the final destination rounded to the minute (at least one) for display; 0 once stopped.
+    public var roundedTimeToFinalDestinationSeconds: Double {
+        navState == .stopped ? 0 : DisplayRounding.time(timeToFinalDestinationSeconds)
+    }
+    /// Time to the current step rounded to the minute (at least one) for display; 0 without a current step.
+    public var roundedTimeToCurrentStepSeconds: Double {
+        currentStep == nil ? 0 : DisplayRounding.time(timeToCurrentStepSeconds)
+    }
 }

@@ -11,6 +11,7 @@ public final class Navigator: Sendable {
             engine.navigatorListeners.removeAll { $0.value == nil }
             engine.navigatorListeners.append(WeakNavigatorListener(value: listener))
         }
+        engine.introduce(listener)
     }
 
     public func remove(_ listener: NavigatorListener) {
@@ -76,7 +77,7 @@ public final class Navigator: Sendable {
 
     /// Seconds to the next destination (the maximum value without a route).
     public var timeToNextDestination: Double {
-        engine.read { engine.tracker?.remainingTime ?? .greatestFiniteMagnitude }
+        engine.read { engine.tracker.map { engine.remainingTime($0) } ?? .greatestFiniteMagnitude }
     }
 
     /// Metres to the next destination (the maximum value without a route).
@@ -131,6 +132,15 @@ public final class Navigator: Sendable {
         get { engine.read { engine.guidance } }
         set { engine.read { engine.guidance = newValue } }
     }
+
+    /// When voice prompts are due and their units (metric, imperial or UK by the map's country by default).
+    public var announcementOptions: AnnouncementOptions {
+        get { engine.read { engine.announcer.options } }
+        set { engine.read { engine.announcer.options = newValue } }
+    }
+
+    /// Why the last route request (destinations or a reroute) failed, naming the waypoint; empty after success.
+    public var lastRouteMessage: String { engine.read { engine.lastRouteMessage } }
 
     /// Guidance state.
     public var navState: NavState { engine.read { engine.navState } }
@@ -240,6 +250,12 @@ public final class LocationSimulator: Sendable {
     public var isLocationJitteringEnabled: Bool {
         get { engine.read { engine.isJitterEnabled } }
         set { engine.read { engine.isJitterEnabled = newValue } }
+    }
+
+    /// Standard deviation in metres of the jitter added to simulated fixes (default 4; values <= 0 are ignored).
+    public var jitterSigma: Double {
+        get { engine.read { engine.jitterSigma } }
+        set { engine.read { if newValue > 0, newValue.isFinite { engine.jitterSigma = newValue } } }
     }
 
     /// Seconds of the session clock between simulated fixes (default 1; takes effect when a simulation starts).

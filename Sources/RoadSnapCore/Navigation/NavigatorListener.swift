@@ -20,6 +20,8 @@ public protocol NavigatorListener: AnyObject {
                    speedingPercentage: Double)
     /// The turn-by-turn feed moved on.
     func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo)
+    /// A voice prompt is due (early, preparation or "now"); each once per step, re-planned after a reroute.
+    func navigator(_ navigator: Navigator, didAnnounce announcement: Announcement)
 }
 
 extension NavigatorListener {
@@ -33,6 +35,7 @@ extension NavigatorListener {
     public func navigator(_ navigator: Navigator, didUpdate speedAlertSeverity: SpeedAlertSeverity,
                           speedingPercentage: Double) {}
     public func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) {}
+    public func navigator(_ navigator: Navigator, didAnnounce announcement: Announcement) {}
 }
 
 /// Receives road-snapped locations on the session's listener queue (held weakly).

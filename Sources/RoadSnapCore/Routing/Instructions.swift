@@ -32,7 +32,7 @@ public enum Instructions {
 
     /// Instruction for a maneuver leading onto `road`.
     static func text(_ m: Maneuver, road: String, exit: Int, exitNumber: String?, towards: String?) -> String {
-        let toward = towards.map { " toward \($0)" } ?? ""
+        let toward = InstructionText.destinations(towards).map { " toward \($0)" } ?? ""
         switch m {
         case .depart: return "Head" + onto(road, "on")
         case .destination: return "Your destination is ahead"

@@ -160,7 +160,7 @@ struct StepBuilder {
             announced = name
             kept.append(p)
         }
-        return write(kept, arcs: arcs)
+        return write(collapse(kept, arcs: arcs), arcs: arcs)
     }
 
     /// Number of the exit taken: ring nodes passed with a road leaving the ring, counting the exit's own node.
@@ -355,16 +355,22 @@ struct StepBuilder {
                 let k = p.entry ?? p.segment
                 distance = segments[k].distanceFromLegStart; time = timeAt[k]
                 let entryNode = Int(leg.network.graph.arcTail[arcs[k]])
+                // Leaving on the road the ring was entered from: stay on it, or turn around on it.
+                let entered = k > 0 ? leg.simpleName(arcs[k - 1]) : ""
+                let sameRoad = !entered.isEmpty && entered == leg.simpleName(arc)
+                let text = p.turn == .uTurn || (sameRoad && k > 0 && arcs[k - 1] >> 1 == arc >> 1)
+                    ? InstructionText.roundabout(exit: p.exit, road: leg.simpleName(arc), turnsAround: true)
+                    : sameRoad ? InstructionText.roundabout(exit: p.exit, road: leg.simpleName(arc), turnsAround: false)
+                    : Instructions.text(p.maneuver, road: leg.simpleName(arc), exit: p.exit, exitNumber: nil, towards: nil)
                 add(p.maneuver, segment: p.segment, location: leg.network.nodes[entryNode], distance: distance,
-                    time: time, nameArc: arc,
-                    text: Instructions.text(p.maneuver, road: leg.simpleName(arc), exit: p.exit, exitNumber: nil,
-                                            towards: nil), exit: p.exit)
+                    time: time, nameArc: arc, text: text, exit: p.exit)
                 continue
             }
             add(p.maneuver, segment: p.segment, location: location, distance: distance, time: time, nameArc: arc,
                 text: Instructions.text(p.maneuver, road: leg.simpleName(arc), exit: p.exit, exitNumber: p.exitNumber,
                                         towards: p.towards),
                 lanes: p.lanes, exit: p.exit, exitNumber: p.exitNumber)
+            steps[steps.count - 1].towards = InstructionText.destinations(p.towards)
         }
         // Destination: which side the waypoint lies on.
         let lastArc = arcs[arcs.count - 1]

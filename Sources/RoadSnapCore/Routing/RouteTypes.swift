@@ -73,7 +73,8 @@ public struct RoutingOptions: Hashable, Sendable {
         self.avoidsHighways = avoidsHighways; self.avoidsTolls = avoidsTolls; self.avoidsFerries = avoidsFerries
     }
 
-    /// Parses a comma-separated list of `highways`, `tolls`, `ferries` (ferries are then only avoided if named).
+    /// Parses a comma-separated list of `highways`, `tolls`, `ferries` or `none` (ferries are then only avoided if
+    /// named).
     public init(avoiding list: String) throws(RoadSnapError) {
         self.init(avoidsHighways: false, avoidsTolls: false, avoidsFerries: false)
         for item in list.split(separator: ",") {
@@ -81,7 +82,7 @@ public struct RoutingOptions: Hashable, Sendable {
             case "highways", "highway", "motorways": avoidsHighways = true
             case "tolls", "toll": avoidsTolls = true
             case "ferries", "ferry": avoidsFerries = true
-            case "": continue
+            case "", "none": continue
             default: throw .invalidArgument("cannot avoid '\(item)': expected highways, tolls or ferries")
             }
         }
@@ -249,6 +250,9 @@ public struct RouteStep: Hashable, Sendable {
     /// Index of the leg segment the maneuver leads onto: for roundabouts the one leaving the ring (the step's location
     /// and distances are at the ring's entry); for the destination step the last segment.
     public var segmentIndex: Int
+    /// Signposted destinations of the road after the maneuver, joined as a person says them ("A, B and C"); nil
+    /// when none are tagged.
+    public var towards: String? = nil
     /// Distance to show for the stretch up to this step, rounded as navigation displays do.
     public var roundedDistanceFromPreviousStep: Double { DisplayRounding.distance(distanceFromPreviousStep) }
     /// Time to show for the stretch up to this step: nearest minute, at least one (seconds).

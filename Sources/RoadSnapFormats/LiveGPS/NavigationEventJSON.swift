@@ -43,7 +43,10 @@ public enum NavigationEventJSON {
     public static func navInfo(_ i: NavInfo) -> [String: Any] {
         var o: [String: Any] = [
             "event": "didUpdateNavInfo", "nav_state": i.navState.rawValue, "route_changed": i.routeChanged,
-            "remaining_steps": i.remainingSteps.count,
+            "remaining_step_count": i.remainingSteps.count,
+            "remaining_steps": i.remainingSteps.map(remainingStep),
+            "rounded_time_to_current_step_s": i.roundedTimeToCurrentStepSeconds,
+            "speed_limit_kmh": i.speedLimitKmh.map { round1($0) as Any } ?? JSONNull(),
             "distance_to_current_step_m": round1(i.distanceToCurrentStepMeters),
             "time_to_current_step_s": round1(i.timeToCurrentStepSeconds),
             "rounded_distance_to_current_step_m": i.roundedDistanceToCurrentStepMeters,
@@ -55,6 +58,23 @@ public enum NavigationEventJSON {
         ]
         if let s = i.currentStep { o["current_step"] = RouteOutput.stepObject(s) }
         return o
+    }
+
+    /// One step after the current one: its maneuver, road, instruction and distances.
+    static func remainingStep(_ s: RouteStep) -> [String: Any] {
+        ["maneuver": s.maneuver.rawValue, "road_name": s.simpleRoadName, "instruction": s.instruction,
+         "distance_from_prev_step_m": round1(s.distanceFromPreviousStep),
+         "distance_from_leg_start_m": round1(s.distanceFromLegStart),
+         "time_from_prev_step_s": round1(s.timeFromPreviousStep)]
+    }
+
+    /// A voice prompt: its kind, the sentence, the step's short and secondary text and the distances.
+    public static func announcement(_ a: Announcement) -> [String: Any] {
+        ["event": "announcement", "kind": a.kind.rawValue, "text": a.text, "step_index": a.stepIndex,
+         "maneuver": a.step.maneuver.rawValue, "instruction": a.step.instruction,
+         "short_instruction": InstructionText.short(a.step), "secondary_text": InstructionText.secondary(a.step),
+         "distance_m": round1(a.distanceMeters), "trigger_distance_m": round1(a.triggerDistanceMeters),
+         "time": a.time]
     }
 
     public static func location(_ l: RoadSnappedLocation, network: RoadNetwork) -> [String: Any] {
@@ -71,8 +91,11 @@ public enum NavigationEventJSON {
         return o
     }
 
-    public static func routeStatus(_ s: RouteStatus, request: String) -> [String: Any] {
-        ["event": "routeStatus", "request": request, "status": s.rawValue]
+    /// A route request's status, with the reason when it failed.
+    public static func routeStatus(_ s: RouteStatus, request: String, message: String = "") -> [String: Any] {
+        var o: [String: Any] = ["event": "routeStatus", "request": request, "status": s.rawValue]
+        if !message.isEmpty { o["message"] = message }
+        return o
     }
 
     /// One line of sorted-key JSON.

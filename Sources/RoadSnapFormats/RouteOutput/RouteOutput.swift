@@ -72,6 +72,7 @@ public enum RouteOutput {
             "driving_side": s.drivingSide.rawValue, "roundabout_turn_number": s.roundaboutTurnNumber,
         ]
         if let n = s.exitNumber { o["exit_number"] = n }
+        if let t = s.towards { o["towards"] = t }
         if !s.lanes.isEmpty {
             o["lanes"] = s.lanes.map { lane in
                 lane.directions.map { ["shape": $0.shape.rawValue, "recommended": $0.isRecommended] as [String: Any] }
