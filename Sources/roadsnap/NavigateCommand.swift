@@ -7,10 +7,11 @@ import RoadSnapFormats
 enum NavigateCommand {
     static let usage = "roadsnap navigate --map MAP --to LAT,LON [--to LAT,LON]... "
         + "(--simulate --from LAT,LON [--speed-multiplier X] [--virtual-clock] | --replay TRACK [--replay-speed X|max] "
-        + "| --gpsd HOST:PORT) [--traffic FILE] [--avoid highways,tolls,ferries] [--no-locations]"
+        + "| --gpsd HOST:PORT) [--traffic FILE] [--faster-route-percent X] [--accept-faster-routes] "
+        + "[--serve HOST:PORT|SOCKET] [--avoid highways,tolls,ferries] [--no-locations]"
 
     static func run(_ args: [String]) throws -> Int32 {
-        let opts = try Options(args, booleans: ["simulate", "virtual-clock", "no-locations"])
+        let opts = try Options(args, booleans: ["simulate", "virtual-clock", "no-locations", "accept-faster-routes"])
         let mapPath = try opts.require("map")
         let targets = opts.all("to")
         guard !targets.isEmpty else { throw RoadSnapError.invalidArgument("--to LAT,LON is required (repeat it for stops)") }
@@ -35,6 +36,15 @@ enum NavigateCommand {
         let session = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
         let printer = EventPrinter(network: network, locations: !opts.flags.contains("no-locations"),
                                    finalDestination: destinations.count)
+        let server = try opts.string("serve").map { e throws(RoadSnapError) in try FeedServer(endpoint: e) }
+        defer { server?.close() }
+        printer.server = server
+        printer.acceptsFasterRoutes = opts.flags.contains("accept-faster-routes")
+        if let p = server?.port { writeStderr("roadsnap navigate: serving the event feed on port \(p)\n") }
+        if opts.string("faster-route-percent") != nil {
+            session.navigator.rerouteOfferOptions = try RerouteOfferOptions(
+                minimumSavingPercent: try opts.double("faster-route-percent", default: 10))
+        }
         session.navigator.add(printer)
         session.roadSnappedLocationProvider.add(printer)
         session.roadSnappedLocationProvider.startUpdatingLocation()
@@ -111,6 +121,10 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
     let finalDestination: Int
     let done = DispatchSemaphore(value: 0)
     let finished = Box(false)
+    /// Also serves every line to consumers (`--serve`).
+    var server: FeedServer?
+    /// Takes every faster route offered (`--accept-faster-routes`).
+    var acceptsFasterRoutes = false
     private var arrivals = 0
     private let lock = Mutex(())
 
@@ -122,7 +136,10 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
 
     func emit(_ object: [String: Any]) {
         let line = NavigationEventJSON.line(object) + "\n"
-        lock.withLock { _ in writeStdout(line) }
+        lock.withLock { _ in
+            writeStdout(line)
+            server?.publish(String(line.dropLast()), kind: object["event"] as? String)
+        }
     }
 
     func navigator(_ navigator: Navigator, didArriveAt waypoint: Waypoint) {
@@ -155,6 +172,10 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
         emit(NavigationEventJSON.severity(speedAlertSeverity, speedingPercentage))
     }
     func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) { emit(NavigationEventJSON.navInfo(navInfo)) }
+    func navigator(_ navigator: Navigator, didOffer offer: RerouteOffer) {
+        emit(NavigationEventJSON.rerouteOffer(offer))
+        if acceptsFasterRoutes { navigator.acceptRerouteOffer() }
+    }
     func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation) {
         if locations { emit(NavigationEventJSON.location(location, network: network)) }
     }

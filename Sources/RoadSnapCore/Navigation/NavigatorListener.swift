@@ -20,6 +20,9 @@ public protocol NavigatorListener: AnyObject {
                    speedingPercentage: Double)
     /// The turn-by-turn feed moved on.
     func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo)
+    /// Under a traffic feed, a route faster than the rest of the current one by at least
+    /// `RerouteOfferOptions.minimumSavingPercent` was found; `Navigator.acceptRerouteOffer()` takes it.
+    func navigator(_ navigator: Navigator, didOffer offer: RerouteOffer)
 }
 
 extension NavigatorListener {
@@ -33,6 +36,7 @@ extension NavigatorListener {
     public func navigator(_ navigator: Navigator, didUpdate speedAlertSeverity: SpeedAlertSeverity,
                           speedingPercentage: Double) {}
     public func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) {}
+    public func navigator(_ navigator: Navigator, didOffer offer: RerouteOffer) {}
 }
 
 /// Receives road-snapped locations on the session's listener queue (held weakly).
