@@ -78,6 +78,16 @@ final class OfferRecorder: NavigatorListener, @unchecked Sendable {
         #expect(h.onQueue { h.recorder.arrivals } == ["East"])
     }
 
+    /// A route made on another map is refused, and the navigator keeps its route.
+    @Test func routeFromAnotherMapIsRefused() throws {
+        let monaco = try NavigationFixtures.router(NavigationFixtures.monaco)
+        let foreign = try #require(monaco.route(RouteRequest(waypoints: [
+            waypoint(43.7315, 7.4197, "a"), waypoint(43.7365, 7.4215, "b")])).route)
+        let h = try Harness(map: TestData.bellevueMap, start: utc(2009, 1, 17, 20))
+        #expect(throws: RoadSnapError.self) { try h.session.navigator.setRoute(foreign) }
+        #expect(h.session.navigator.routeLegs.isEmpty)
+    }
+
     /// `setRoute` guides along a chosen alternative: it becomes the route, guidance follows it to arrival.
     @Test func chosenAlternativeIsGuided() throws {
         let (_, alternative, _) = try Self.trip()
@@ -85,7 +95,7 @@ final class OfferRecorder: NavigatorListener, @unchecked Sendable {
         let nav = h.session.navigator
         h.session.locationSimulator.simulateLocation(at: Self.origin.coordinate)
         h.run(seconds: 1)
-        nav.setRoute(alternative)
+        try nav.setRoute(alternative)
         h.onQueue {}
         #expect(nav.routeLegs.first?.segments.map(\.arc) == alternative.legs[0].segments.map(\.arc))
         nav.isGuidanceActive = true

@@ -111,8 +111,10 @@ extension NavigationEngine {
 extension Navigator {
     /// Guides along `route` (for example an alternative from `Router.routeChoice`) instead of routing to its
     /// destinations: it becomes the current route from its first leg, as `setDestinations` would install it.
-    /// `routingOptions` are used for later reroutes (the current ones when nil).
-    public func setRoute(_ route: Route, routingOptions: RoutingOptions? = nil) {
+    /// `routingOptions` are used for later reroutes (the current ones when nil). Throws `.invalidArgument` for a
+    /// route that is not a connected route of this navigator's map (made by a router on another map).
+    public func setRoute(_ route: Route, routingOptions: RoutingOptions? = nil) throws(RoadSnapError) {
+        try route.check(on: engine.network)
         engine.perform { engine.installChosen(route, options: routingOptions, &$0) }
     }
 
@@ -133,5 +135,31 @@ extension Navigator {
     public var rerouteOfferOptions: RerouteOfferOptions {
         get { engine.read { engine.offerOptions } }
         set { engine.read { engine.offerOptions = newValue } }
+    }
+}
+
+extension Route {
+    /// Checks the route runs on `network`: its edges exist, consecutive segments meet, and the geometry passes
+    /// through each segment's first road vertex (as the router built it).
+    func check(on network: RoadNetwork) throws(RoadSnapError) {
+        guard !legs.isEmpty else { throw .invalidArgument("the route has no legs") }
+        for (l, leg) in legs.enumerated() {
+            guard !leg.segments.isEmpty else { throw .invalidArgument("leg \(l) of the route has no segments") }
+            for (k, s) in leg.segments.enumerated() {
+                guard s.edge >= 0, s.edge < network.edges.count, s.geometryStart >= 0,
+                      s.geometryStart < leg.geometry.count else {
+                    throw .invalidArgument("the route was not made on this map (leg \(l), segment \(k))")
+                }
+                guard k > 0 else { continue }
+                let p = leg.segments[k - 1]
+                let r = network.edges[s.edge].shapeRange
+                let vertex = network.shape[s.isForward ? r.lowerBound : r.upperBound - 1]
+                let g = leg.geometry[s.geometryStart]
+                guard network.graph.arcHead[p.arc] == network.graph.arcTail[s.arc],
+                      abs(g.latitude - vertex.latitude) < 1e-6, abs(g.longitude - vertex.longitude) < 1e-6 else {
+                    throw .invalidArgument("the route was not made on this map (leg \(l), segment \(k))")
+                }
+            }
+        }
     }
 }
