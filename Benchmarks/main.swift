@@ -12,6 +12,7 @@ let suites: [(String, ([String]) throws -> Void)] = [
     ("load", LoadBenchmark.run),
     ("match", MatchBenchmark.run),
     ("route", RouteBenchmark.run),
+    ("alternatives", AlternativesBenchmark.run),
     ("preprocess", PrepBenchmark.run),
     ("navigation", NavigationBenchmark.run),
     ("capi", CAPIBenchmark.run),

@@ -132,18 +132,18 @@ int main(int argc, char **argv) {
 
     /* A route from another map is refused. */
     char small_path[4096];
-    snprintf(small_path, sizeof small_path, "%s/Tests/RoadSnapCoreTests/Fixtures/osm/monaco.osm.pbf", argv[1]);
-    rs_map *monaco = NULL;
-    CHECK_STATUS(rs_map_open(small_path, &monaco), RS_OK);
-    rs_router *monaco_router = NULL;
-    CHECK_STATUS(rs_router_create(monaco, &monaco_router), RS_OK);
-    rs_navigator *monaco_nav = NULL;
-    CHECK_STATUS(rs_navigator_create(monaco_router, &nopts, NULL, &monaco_nav), RS_OK);
-    CHECK_STATUS(rs_navigator_set_route(monaco_nav, routes[1]), RS_E_INVALID_ARGUMENT);
+    snprintf(small_path, sizeof small_path, "%s/Tests/RoadSnapCoreTests/Fixtures/osm/issue-70.osm.gz", argv[1]);
+    rs_map *other = NULL;
+    CHECK_STATUS(rs_map_open(small_path, &other), RS_OK);
+    rs_router *other_router = NULL;
+    CHECK_STATUS(rs_router_create(other, &other_router), RS_OK);
+    rs_navigator *other_nav = NULL;
+    CHECK_STATUS(rs_navigator_create(other_router, &nopts, NULL, &other_nav), RS_OK);
+    CHECK_STATUS(rs_navigator_set_route(other_nav, routes[1]), RS_E_INVALID_ARGUMENT);
     CHECK_MESSAGE("not made on this map");
-    CHECK_STATUS(rs_navigator_destroy(monaco_nav), RS_OK);
-    CHECK_STATUS(rs_router_destroy(monaco_router), RS_OK);
-    CHECK_STATUS(rs_map_close(monaco), RS_OK);
+    CHECK_STATUS(rs_navigator_destroy(other_nav), RS_OK);
+    CHECK_STATUS(rs_router_destroy(other_router), RS_OK);
+    CHECK_STATUS(rs_map_close(other), RS_OK);
 
     CHECK_STATUS(rs_route_close(jammed[0]), RS_OK);
     for (size_t i = 0; i < written; i++) CHECK_STATUS(rs_route_close(routes[i]), RS_OK);
