@@ -124,8 +124,8 @@ final class FeedConsumer {
             }
             let expectedState = latest.values.sorted { $0.0 < $1.0 }.map(\.1)
             #expect(n == expectedState.count && n >= 5)
-            #expect(Array(lines[1...n]) == expectedState)
-            #expect(lines[1...n].contains { $0.contains("didUpdateNavInfo") })
+            #expect(Array(lines[1..<(n + 1)]) == expectedState)
+            #expect(lines[1..<(n + 1)].contains { $0.contains("didUpdateNavInfo") })
             // Then every line published after joining, in order.
             #expect(Array(lines[(n + 1)...]) == Array(all[start...]))
             live.append(Array(lines[(n + 1)...]))
