@@ -91,6 +91,7 @@ capi-test: deps
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_host.c -o $(CAPI_TEST_DIR)/test_host_static $$(pkg-config --static --cflags --libs roadsnap-static); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/leak_canary.c -o $(CAPI_TEST_DIR)/leak_canary $$(pkg-config --cflags --libs roadsnap); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_libs.c -o $(CAPI_TEST_DIR)/test_libs $$(pkg-config --cflags --libs roadsnap); \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_route_choice.c -o $(CAPI_TEST_DIR)/test_route_choice $$(pkg-config --cflags --libs roadsnap) -lm; \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_libs.c -o $(CAPI_TEST_DIR)/test_libs_static $$(pkg-config --static --cflags --libs roadsnap-static); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_stream.c -o $(CAPI_TEST_DIR)/test_stream $$(pkg-config --cflags --libs roadsnap) -lm; \
 	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
@@ -99,6 +100,8 @@ capi-test: deps
 	$(VALGRIND) $(CAPI_TEST_DIR)/test_api $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
 	@# The streaming matcher against the batch one on the sample drive (rs_stream_matcher_*).
 	$(VALGRIND) $(CAPI_TEST_DIR)/test_stream $(CURDIR)
+	@# Route choice (issue #15): alternatives, traffic-aware routing, a navigator on a chosen alternative.
+	$(VALGRIND) $(CAPI_TEST_DIR)/test_route_choice $(CURDIR)
 	Tests/c/check-self-contained.sh $(CAPI_TEST_DIR)/prefix $(CAPI_TEST_DIR)/test_api_static $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap \
 	  -- $(CAPI_TEST_DIR)/test_api $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
 	@# Signals, log handler, threads and version macros, through the shared library (under valgrind) and the archive.

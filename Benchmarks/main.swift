@@ -13,6 +13,7 @@ let suites: [(String, ([String]) throws -> Void)] = [
     ("match", MatchBenchmark.run),
     ("stream", StreamBenchmark.run),
     ("route", RouteBenchmark.run),
+    ("alternatives", AlternativesBenchmark.run),
     ("preprocess", PrepBenchmark.run),
     ("navigation", NavigationBenchmark.run),
     ("capi", CAPIBenchmark.run),

@@ -758,6 +758,47 @@ rs_status rs_navigator_set_announcement_callback(rs_navigator *navigator, rs_ann
 /* Units of spoken distances (default: by the map's country). Errors: RS_E_INVALID_ARGUMENT for another value. */
 rs_status rs_navigator_set_announcement_units(rs_navigator *navigator, int32_t units);
 
+/* ---- Route choice: alternative routes and traffic-aware routing (issue #15) ---------------------------------- */
+
+/* Limits of a route choice; a zeroed struct gives the main route only. Traffic: current speeds per OSM way id
+ * (km/h > 0), as in a traffic feed file; routes then minimise travel time under those speeds (exact Dijkstra on the
+ * re-weighted costs), and every limit is checked with traffic costs. */
+typedef struct rs_alternative_options {
+    int32_t count;                   /* alternatives wanted besides the main route, 0..16 */
+    int32_t reserved;
+    double max_overlap;              /* largest share of the main route's length shared with it, (0, 1]; 0: 0.8 */
+    double max_stretch;              /* largest extra cost over the main route as a share, > 0; 0: 0.35 */
+    const int64_t *traffic_way_ids;  /* traffic_count OSM way ids (NULL when traffic_count is 0) */
+    const double *traffic_speeds_kmh;/* their current speeds, km/h */
+    size_t traffic_count;
+} rs_alternative_options;
+
+/* How one route of a choice compares with the main route. */
+typedef struct rs_route_choice_info {
+    double distance;          /* metres */
+    double duration;          /* seconds at free flow */
+    double traffic_duration;  /* seconds under the given traffic speeds (= duration without traffic) */
+    double overlap;           /* share of the main route's length this route shares with it (1 for the main route) */
+    double stretch;           /* extra cost over the main route as a share of its cost (0 for the main route) */
+} rs_route_choice_info;
+
+/* The main route and up to alternatives->count alternatives (via-node method on the hierarchy; alternatives differ
+ * from each other too) between two waypoints (with via waypoints: the main route only). *out_count (may be NULL)
+ * receives the number of routes found, main first then by cost; the first min(found, capacity) are written to
+ * out_routes as new handles to close with rs_route_close, and their infos to out_infos (may be NULL).
+ * alternatives may be NULL (main route only). Errors: as rs_router_route; RS_E_INVALID_ARGUMENT for limits out of
+ * range, a traffic speed that is not a positive number or capacity 0. [thread-safe] */
+rs_status rs_router_route_alternatives(rs_router *router, const rs_waypoint *waypoints, size_t count,
+                                       const rs_route_options *options, const rs_alternative_options *alternatives,
+                                       rs_route **out_routes, rs_route_choice_info *out_infos, size_t capacity,
+                                       size_t *out_count, rs_route_status *out_route_status);
+
+/* Guides along `route` (for example an alternative from rs_router_route_alternatives) instead of routing: it becomes
+ * the navigator's route from its first leg, as rs_navigator_set_destinations would install it; later reroutes keep
+ * the navigator's routing options. The route handle stays the caller's. Errors: RS_E_INVALID_ARGUMENT for a route
+ * made on another map. */
+rs_status rs_navigator_set_route(rs_navigator *navigator, const rs_route *route);
+
 #ifdef __cplusplus
 }
 #endif

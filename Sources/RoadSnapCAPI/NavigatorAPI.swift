@@ -183,7 +183,7 @@ final class NavigatorObject: HandleObject {
 let maxClockAdvance = 3600.0
 
 /// The session behind a navigator handle.
-private func navigatorObject(_ handle: OpaquePointer?) throws(APIFailure) -> NavigatorObject {
+func navigatorObject(_ handle: OpaquePointer?) throws(APIFailure) -> NavigatorObject {
     try HandleTable.shared.lookup(handle, .navigator, as: NavigatorObject.self)
 }
 

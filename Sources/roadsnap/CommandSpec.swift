@@ -137,7 +137,7 @@ enum CommandSpecs {
         name: "route", summary: "Route between coordinates with turn-by-turn steps.",
         synopsis: "--map MAP --from LAT,LON --to LAT,LON [--via LAT,LON]... "
             + "[--avoid highways,tolls,ferries|none] [--heading DEG] [--same-side] [--algorithm auto|ch|dijkstra] "
-            + "[--format text|geojson|json] [--out FILE]",
+            + "[--alternatives N] [--traffic FILE] [--format text|geojson|json] [--out FILE]",
         flags: [map,
                 Flag("from", "LAT,LON", "origin"),
                 Flag("to", "LAT,LON", "destination"),
@@ -146,6 +146,8 @@ enum CommandSpecs {
                 Flag("heading", "DEG", "the vehicle's heading at the origin, degrees clockwise from north"),
                 Flag("same-side", nil, "arrive on the side of the road the destination lies on"),
                 Flag("algorithm", "auto|ch|dijkstra", "search: contraction hierarchy, Dijkstra, or by map size"),
+                Flag("alternatives", "N", "also up to N alternative routes (limited overlap and stretch)"),
+                Flag("traffic", "FILE", "traffic feed: route by its current speeds"),
                 Flag("format", "text|geojson|json", "output format (default text)"),
                 Flag("out", "FILE", "write here instead of standard output")],
         operands: nil)
@@ -157,7 +159,8 @@ enum CommandSpecs {
             + "(--simulate --from LAT,LON [--speed-multiplier X] [--virtual-clock] | --replay TRACK [--replay-speed X|max] "
             + "| --gpsd HOST:PORT) [--title NAME]... [--traffic FILE] [--avoid highways,tolls,ferries|none] [--no-locations] "
             + "[--units metric|imperial|uk] [--speak DIR] [--arrival-radius M] [--time-threshold S] [--distance-threshold M] "
-            + "[--speed-alert MINOR%,MAJOR%,SECONDS] [--jitter SIGMA_M] [--pause AT_S,FOR_S]",
+            + "[--speed-alert MINOR%,MAJOR%,SECONDS] [--jitter SIGMA_M] [--pause AT_S,FOR_S] "
+            + "[--faster-route-percent X] [--accept-faster-routes] [--serve HOST:PORT|SOCKET]",
         flags: [map,
                 Flag("to", "LAT,LON", "destination; repeat for a multi-stop trip", repeats: true),
                 Flag("title", "NAME", "title of the destination given at the same position", repeats: true),
@@ -180,7 +183,10 @@ enum CommandSpecs {
                 Flag("distance-threshold", "M", "remaining-distance change that triggers an update"),
                 Flag("speed-alert", "MINOR%,MAJOR%,SECONDS", "speeding thresholds and the upgrade delay"),
                 Flag("jitter", "SIGMA_M", "add GPS-like noise of this sigma to simulated fixes"),
-                Flag("pause", "AT_S,FOR_S", "pause the simulated car at AT_S seconds for FOR_S seconds")],
+                Flag("pause", "AT_S,FOR_S", "pause the simulated car at AT_S seconds for FOR_S seconds"),
+                Flag("faster-route-percent", "X", "offer a reroute when a route X % faster appears under traffic"),
+                Flag("accept-faster-routes", nil, "take every faster route offered"),
+                Flag("serve", "HOST:PORT|SOCKET", "also serve the JSON-lines feed to any number of consumers")],
         operands: nil)
 
     static let render = CommandSpec(

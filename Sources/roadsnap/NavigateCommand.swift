@@ -44,6 +44,15 @@ enum NavigateCommand {
         let printer = EventPrinter(network: network, locations: !opts.isSet("no-locations"),
                                    finalDestination: destinations.count, speakDir: speakDir)
         try NavigateSupport.configure(session.navigator, opts)
+        let server = try opts.string("serve").map { e throws(RoadSnapError) in try FeedServer(endpoint: e) }
+        defer { server?.close() }
+        printer.server = server
+        printer.acceptsFasterRoutes = opts.isSet("accept-faster-routes")
+        if let p = server?.port { writeStderr("roadsnap navigate: serving the event feed on port \(p)\n") }
+        if opts.string("faster-route-percent") != nil {
+            session.navigator.rerouteOfferOptions = try RerouteOfferOptions(
+                minimumSavingPercent: try opts.double("faster-route-percent", default: 10))
+        }
         session.navigator.add(printer)
         session.roadSnappedLocationProvider.add(printer)
         session.roadSnappedLocationProvider.startUpdatingLocation()
@@ -160,6 +169,10 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
     private(set) var reroutes = 0
     let done = DispatchSemaphore(value: 0)
     let finished = Box(false)
+    /// Also serves every line to consumers (`--serve`).
+    var server: FeedServer?
+    /// Takes every faster route offered (`--accept-faster-routes`).
+    var acceptsFasterRoutes = false
     private var arrivals = 0
     private let lock = Mutex(())
 
@@ -172,7 +185,10 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
 
     func emit(_ object: [String: Any]) {
         let line = NavigationEventJSON.line(object) + "\n"
-        lock.withLock { _ in writeStdout(line) }
+        lock.withLock { _ in
+            writeStdout(line)
+            server?.publish(String(line.dropLast()), kind: object["event"] as? String)
+        }
     }
 
     func navigator(_ navigator: Navigator, didArriveAt waypoint: Waypoint) {
@@ -212,6 +228,10 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
         var o = NavigationEventJSON.announcement(announcement)
         if let speakDir, let path = NavigateSupport.speak(announcement, dir: speakDir) { o["audio"] = path }
         emit(o)
+    }
+    func navigator(_ navigator: Navigator, didOffer offer: RerouteOffer) {
+        emit(NavigationEventJSON.rerouteOffer(offer))
+        if acceptsFasterRoutes { navigator.acceptRerouteOffer() }
     }
     func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation) {
         if locations { emit(NavigationEventJSON.location(location, network: network)) }

@@ -29,6 +29,9 @@ enum RouteCommand {
         var heading: Double? = nil
         if opts.string("heading") != nil { heading = try opts.double("heading", default: 0) }
         let sameSide = opts.isSet("same-side")
+        let alternativeCount = try opts.int("alternatives", default: 0)
+        let alternatives = try AlternativeRouteOptions(count: alternativeCount)
+        let traffic = try opts.string("traffic").map { p throws(RoadSnapError) in try TrafficFeedReader.read(path: p) }
 
         let t0 = monotonicSeconds()
         let network = try loadMap(path, command: "route")
@@ -37,7 +40,7 @@ enum RouteCommand {
         switch opts.string("algorithm") ?? "auto" {
         case "ch": algorithm = .contractionHierarchy
         case "dijkstra": algorithm = .dijkstra
-        case "auto": algorithm = autoAlgorithm(network)
+        case "auto": algorithm = alternativeCount > 0 ? .contractionHierarchy : autoAlgorithm(network)
         case let other: throw RoadSnapError.invalidArgument("--algorithm expects auto, ch or dijkstra, got '\(other)'")
         }
         let router = Router(network: network, algorithm: algorithm, prepare: [options])
@@ -46,14 +49,21 @@ enum RouteCommand {
             origin: Waypoint(coordinate: from, preferredHeading: heading),
             destinations: (vias + [to]).map { Waypoint(coordinate: $0, preferSameSideOfRoad: sameSide) },
             options: options)
-        let result = router.route(request)
+        // With alternatives or a traffic feed: the route choice (main route, traffic ETA, alternatives).
+        let choice = alternativeCount > 0 || traffic != nil
+            ? router.routeChoice(request, alternatives: alternatives, traffic: traffic) : nil
+        let result = choice?.result ?? router.route(request)
         let t3 = monotonicSeconds()
 
         let output: String
-        switch outputFormat {
-        case "json": output = try RouteOutput.serialize(RouteOutput.jsonObject(result, network: network))
-        case "geojson":
+        switch (outputFormat, choice) {
+        case let ("json", choice?): output = try RouteOutput.serialize(RouteOutput.jsonObject(choice, network: network))
+        case ("json", nil): output = try RouteOutput.serialize(RouteOutput.jsonObject(result, network: network))
+        case let ("geojson", choice?):
+            output = try RouteOutput.serialize(RouteOutput.geoJSONObject(choice, network: network))
+        case ("geojson", nil):
             output = try RouteOutput.serialize(RouteOutput.geoJSONObject(result, network: network))
+        case let (_, choice?): output = RouteOutput.text(choice)
         default: output = RouteOutput.text(result)
         }
         if let out = opts.string("out") {

@@ -14,6 +14,7 @@ enum NavigationEvent: Sendable {
     case severity(SpeedAlertSeverity, Double)
     case navInfo(NavInfo)
     case announcement(Announcement)
+    case rerouteOffer(RerouteOffer)
     case status(@Sendable (RouteStatus) -> Void, RouteStatus)
 }
 
@@ -113,7 +114,10 @@ final class NavigationEngine: @unchecked Sendable {
     private var offRouteCount = 0
     private var wrongCourseCount = 0
     private var rerouteRetryAt: Double?
-    private var requestGeneration = 0
+    var requestGeneration = 0
+    // Faster routes under traffic (RouteChoiceGuidance.swift).
+    var offerOptions = RerouteOfferOptions.standard
+    var offers = RerouteOfferState()
 
     // Simulator.
     var simulation: SimulationMode = .idle
@@ -196,6 +200,7 @@ final class NavigationEngine: @unchecked Sendable {
                     case let .severity(s, p): x.navigator(n, didUpdate: s, speedingPercentage: p)
                     case let .navInfo(info): x.navigator(n, didUpdate: info)
                     case let .announcement(a): x.navigator(n, didAnnounce: a)
+                    case let .rerouteOffer(offer): x.navigator(n, didOffer: offer)
                     case .location, .status: break
                     }
                 }
@@ -343,6 +348,7 @@ final class NavigationEngine: @unchecked Sendable {
                 events.append(.announcement(a))
             }
         }
+        offerFasterRoute(time: time, fix: fix, location: location, &events)
     }
 
     /// Fires arrival once for the current leg when the location is within the arrival radius of its destination:
@@ -401,7 +407,7 @@ final class NavigationEngine: @unchecked Sendable {
     }
 
     /// The nav info of the current position, when something a display shows moved on.
-    private func appendNavInfo(_ events: inout [NavigationEvent], force: Bool = false) {
+    func appendNavInfo(_ events: inout [NavigationEvent], force: Bool = false) {
         guard let info = currentNavInfo() else { return }
         let step = tracker?.currentStepIndex ?? -1
         let changed = force || routeChangedPending || step != lastStepIndex
@@ -449,7 +455,8 @@ final class NavigationEngine: @unchecked Sendable {
         let moving = (fix.speed ?? 0) >= 2
         let heading: Double? = moving ? (fix.course ?? (location.course >= 0 ? location.course : nil)) : nil
         let origin = Waypoint(coordinate: fix.coordinate, preferredHeading: heading, headingTolerance: 90)
-        let result = router.route(RouteRequest(origin: origin, destinations: destinations, options: routingOptions))
+        let result = router.route(RouteRequest(origin: origin, destinations: destinations, options: routingOptions),
+                                  traffic: trafficFeed)
         lastRouteMessage = result.message
         guard result.status == .ok, let newRoute = result.route else {
             rerouteRetryAt = location.timestamp + guidance.rerouteRetrySeconds
@@ -485,6 +492,7 @@ final class NavigationEngine: @unchecked Sendable {
         lastStepIndex = -1
         delayComputedAt = nil
         announcer.reset()
+        offers.pending = nil
         routeChangedPending = true
         var arcs = [Bool](repeating: false, count: network.edges.count * 2)
         for s in route.legs[legIndex].segments { arcs[s.arc] = true }
@@ -524,18 +532,19 @@ final class NavigationEngine: @unchecked Sendable {
     func setDestinations(_ waypoints: [Waypoint], options: RoutingOptions,
                          callback: @escaping @Sendable (RouteStatus) -> Void)
     {
-        let (generation, origin) = read { () -> (Int, Waypoint?) in
+        let (generation, origin, feed) = read { () -> (Int, Waypoint?, TrafficFeed?) in
             requestGeneration += 1
-            guard let fix = lastRawFix else { return (requestGeneration, nil) }
+            guard let fix = lastRawFix else { return (requestGeneration, nil, trafficFeed) }
             let moving = (fix.speed ?? 0) >= 2
             return (requestGeneration, Waypoint(coordinate: fix.coordinate,
-                                                preferredHeading: moving ? fix.course : nil, headingTolerance: 90))
+                                                preferredHeading: moving ? fix.course : nil, headingTolerance: 90),
+                    trafficFeed)
         }
         routingQueue.async { [self] in
             let isCanceled = { self.read { self.requestGeneration != generation } }
             let result = isCanceled() ? RouteResult(status: .canceled)
                 : router.route(RouteRequest(origin: origin, destinations: waypoints, options: options),
-                               isCanceled: isCanceled)
+                               traffic: feed, isCanceled: isCanceled)
             perform { events in
                 var status = result.status
                 if requestGeneration != generation { status = .canceled }

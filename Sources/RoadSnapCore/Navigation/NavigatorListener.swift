@@ -22,6 +22,9 @@ public protocol NavigatorListener: AnyObject {
     func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo)
     /// A voice prompt is due (early, preparation or "now"); each once per step, re-planned after a reroute.
     func navigator(_ navigator: Navigator, didAnnounce announcement: Announcement)
+    /// Under a traffic feed, a route faster than the rest of the current one by at least
+    /// `RerouteOfferOptions.minimumSavingPercent` was found; `Navigator.acceptRerouteOffer()` takes it.
+    func navigator(_ navigator: Navigator, didOffer offer: RerouteOffer)
 }
 
 extension NavigatorListener {
@@ -36,6 +39,7 @@ extension NavigatorListener {
                           speedingPercentage: Double) {}
     public func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) {}
     public func navigator(_ navigator: Navigator, didAnnounce announcement: Announcement) {}
+    public func navigator(_ navigator: Navigator, didOffer offer: RerouteOffer) {}
 }
 
 /// Receives road-snapped locations on the session's listener queue (held weakly).

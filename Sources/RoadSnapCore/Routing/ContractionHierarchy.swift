@@ -151,7 +151,7 @@ final class ContractionHierarchy: Sendable {
     }
 
     /// Appends the arcs a link leads through, excluding its tail.
-    private func unpack(_ l: Int32, into arcs: inout [Int]) {
+    func unpack(_ l: Int32, into arcs: inout [Int]) {
         if linkFirst[Int(l)] < 0 { arcs.append(Int(linkHead[Int(l)])); return }
         unpack(linkFirst[Int(l)], into: &arcs)
         unpack(linkSecond[Int(l)], into: &arcs)

@@ -23,7 +23,7 @@ public final class Router: Sendable {
     let storageError: RoadSnapError?
     private let profiles = Mutex<[Int: PreparedProfile]>([:])
     private let snappers = Mutex<[SnapperBox]>([])
-    private let spaces = Mutex<[SearchSpace]>([])
+    let spaces = Mutex<[SearchSpace]>([])
 
     public convenience init(network: RoadNetwork, algorithm: RoutingAlgorithm = .contractionHierarchy,
                             drivingSide: DrivingSide? = nil, waypointRadius: Double = 500,
@@ -69,44 +69,30 @@ public final class Router: Sendable {
     /// Routes through the request's waypoints, one leg per destination. `isCanceled` is polled between stages; when
     /// it returns true the result is `.canceled`.
     public func route(_ request: RouteRequest, isCanceled: () -> Bool = { false }) -> RouteResult {
-        if let storageError { return RouteResult(status: .internalError, message: "\(storageError)") }
-        guard request.travelMode == .driving else {
-            return RouteResult(status: .travelModeUnsupported, message: "only driving routes are supported")
-        }
-        guard let origin = request.origin else {
-            return RouteResult(status: .locationUnavailable, message: "no origin (current location unknown)")
-        }
-        guard !request.destinations.isEmpty else {
-            return RouteResult(status: .noWaypoints, message: "no destination given")
-        }
-        let waypoints = [origin] + request.destinations
-        for i in 1..<waypoints.count where waypoints[i].coordinate == waypoints[i - 1].coordinate {
-            return RouteResult(status: .duplicateWaypoints, message: "waypoint \(i) repeats waypoint \(i - 1)",
-                               waypointIndex: i)
-        }
-        if isCanceled() { return RouteResult(status: .canceled, message: "a newer request replaced this one") }
-        let snapper: SnapperBox
-        do { snapper = try takeSnapper() } catch {
-            return RouteResult(status: .internalError, message: "\(error)")
-        }
-        defer { snappers.withLock { $0.append(snapper) } }
-        var placed: [PlacedWaypoint] = []
-        for (i, w) in waypoints.enumerated() {
-            guard let p = place(w, snapper: snapper.snapper, isOrigin: i == 0, isDestination: i > 0,
-                                continuesAfter: i + 1 < waypoints.count) else {
-                return RouteResult(status: .waypointError,
-                                   message: "waypoint \(i) (\(w.coordinate.latitude),\(w.coordinate.longitude)) "
-                                       + "has no road within \(Int(waypointRadius)) m", waypointIndex: i)
-            }
-            placed.append(p)
+        route(request, traffic: nil, isCanceled: isCanceled)
+    }
+
+    /// Routes through the request's waypoints minimising travel time under the feed's speeds where it covers a road
+    /// (length / min(traffic speed, free-flow speed), as `DelayClassifier` counts it; free flow elsewhere). The
+    /// search is an exact Dijkstra on the re-weighted turn graph (the hierarchy holds free-flow costs only). The
+    /// legs' durations stay free-flow; `Route.duration(traffic:network:)` gives the traffic ETA. Without a feed
+    /// this is `route(_:isCanceled:)`.
+    public func route(_ request: RouteRequest, traffic: TrafficFeed?, isCanceled: () -> Bool = { false })
+        -> RouteResult
+    {
+        let placed: [PlacedWaypoint], waypoints: [Waypoint]
+        switch placeWaypoints(request, isCanceled: isCanceled) {
+        case let .failed(result): return result
+        case let .placed(w, p): waypoints = w; placed = p
         }
         let prepared = profile(request.options)
+        let weighted = traffic.map { prepared.graph.reweighted(network: network, traffic: $0, options: request.options) }
         let space = takeSpace()
         defer { spaces.withLock { $0.append(space) } }
         var legs: [RouteLeg] = []
         for i in 1..<placed.count {
             if isCanceled() { return RouteResult(status: .canceled, message: "a newer request replaced this one") }
-            guard let path = search(prepared, from: placed[i - 1], to: placed[i], space: space) else {
+            guard let path = search(prepared, from: placed[i - 1], to: placed[i], space: space, traffic: weighted) else {
                 return RouteResult(status: .noRouteFound,
                                    message: "no road route from waypoint \(i - 1) to waypoint \(i)", waypointIndex: i)
             }
@@ -115,6 +101,48 @@ public final class Router: Sendable {
             legs.append(leg)
         }
         return RouteResult(status: .ok, route: Route(legs: legs, drivingSide: drivingSide))
+    }
+
+    /// The request's waypoints (origin first) placed on the road, or the result saying why they cannot be.
+    enum Placement {
+        case placed([Waypoint], [PlacedWaypoint])
+        case failed(RouteResult)
+    }
+
+    /// Checks the request and places its waypoints on the road.
+    func placeWaypoints(_ request: RouteRequest, isCanceled: () -> Bool) -> Placement {
+        if let storageError { return .failed(RouteResult(status: .internalError, message: "\(storageError)")) }
+        guard request.travelMode == .driving else {
+            return .failed(RouteResult(status: .travelModeUnsupported, message: "only driving routes are supported"))
+        }
+        guard let origin = request.origin else {
+            return .failed(RouteResult(status: .locationUnavailable, message: "no origin (current location unknown)"))
+        }
+        guard !request.destinations.isEmpty else {
+            return .failed(RouteResult(status: .noWaypoints, message: "no destination given"))
+        }
+        let waypoints = [origin] + request.destinations
+        for i in 1..<waypoints.count where waypoints[i].coordinate == waypoints[i - 1].coordinate {
+            return .failed(RouteResult(status: .duplicateWaypoints, message: "waypoint \(i) repeats waypoint \(i - 1)",
+                                       waypointIndex: i))
+        }
+        if isCanceled() { return .failed(RouteResult(status: .canceled, message: "a newer request replaced this one")) }
+        let snapper: SnapperBox
+        do { snapper = try takeSnapper() } catch {
+            return .failed(RouteResult(status: .internalError, message: "\(error)"))
+        }
+        defer { snappers.withLock { $0.append(snapper) } }
+        var placed: [PlacedWaypoint] = []
+        for (i, w) in waypoints.enumerated() {
+            guard let p = place(w, snapper: snapper.snapper, isOrigin: i == 0, isDestination: i > 0,
+                                continuesAfter: i + 1 < waypoints.count) else {
+                return .failed(RouteResult(status: .waypointError,
+                                           message: "waypoint \(i) (\(w.coordinate.latitude),\(w.coordinate.longitude)) "
+                                               + "has no road within \(Int(waypointRadius)) m", waypointIndex: i))
+            }
+            placed.append(p)
+        }
+        return .placed(waypoints, placed)
     }
 
     /// Travel cost in milliseconds between two waypoints under `options` (the quantity routes minimise), or nil.
@@ -140,16 +168,29 @@ public final class Router: Sendable {
 
     // MARK: internals
 
-    func search(_ p: PreparedProfile, from a: PlacedWaypoint, to b: PlacedWaypoint, space: SearchSpace) -> SearchPath? {
+    /// The cheapest path between two placed waypoints; with a `traffic` graph (same turns, re-weighted) by
+    /// Dijkstra on it.
+    func search(_ p: PreparedProfile, from a: PlacedWaypoint, to b: PlacedWaypoint, space: SearchSpace,
+                traffic: TurnGraph? = nil) -> SearchPath?
+    {
+        searchWithEnds(p, from: a, to: b, space: space, traffic: traffic)?.path
+    }
+
+    /// `search` with the ends it succeeded with (preferred arcs first, then all arcs of either waypoint).
+    func searchWithEnds(_ p: PreparedProfile, from a: PlacedWaypoint, to b: PlacedWaypoint, space: SearchSpace,
+                        traffic: TurnGraph? = nil)
+        -> (path: SearchPath, ends: SearchEnds, places: (from: [ArcPlace], to: [ArcPlace]))?
+    {
         let attempts: [([ArcPlace], [ArcPlace])] = [
             (a.preferred, b.preferred), (a.all, b.preferred), (a.preferred, b.all), (a.all, b.all),
         ]
         var tried: Set<[ArcPlace]> = []
         for (from, to) in attempts {
             if !tried.insert(from + [ArcPlace(arc: -1, fraction: 0)] + to).inserted { continue }
-            let ends = SearchEnds(graph: p.graph, from: from, to: to)
-            let found = p.hierarchy.map { $0.route(ends, space: space) } ?? TurnDijkstra.route(p.graph, ends, space: space)
-            if let found { return found }
+            let ends = SearchEnds(graph: traffic ?? p.graph, from: from, to: to)
+            let found = traffic.map { TurnDijkstra.route($0, ends, space: space) }
+                ?? p.hierarchy.map { $0.route(ends, space: space) } ?? TurnDijkstra.route(p.graph, ends, space: space)
+            if let found { return (found, ends, (from, to)) }
         }
         return nil
     }

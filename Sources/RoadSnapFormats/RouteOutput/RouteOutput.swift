@@ -130,9 +130,9 @@ public enum RouteOutput {
         }
         return ids
     }
-    private static func round1(_ v: Double) -> Double { (v * 10).rounded() / 10 }
+    static func round1(_ v: Double) -> Double { (v * 10).rounded() / 10 }
     private static func coord(_ c: GeoCoordinate) -> [Double] { [c.latitude, c.longitude] }
-    private static func lonLat(_ c: GeoCoordinate) -> [Double] { [c.longitude, c.latitude] }
+    static func lonLat(_ c: GeoCoordinate) -> [Double] { [c.longitude, c.latitude] }
 }
 
 /// The JSON null in a `[String: Any]` document (what `NSNull` was).
