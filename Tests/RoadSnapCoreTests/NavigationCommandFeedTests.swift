@@ -63,6 +63,22 @@ import Testing
         for (a, b) in zip(t, t.dropFirst()) { #expect(abs(a - b) >= 30) }
     }
 
+    @Test func replayOnATerminalShowsAProgressLine() throws {
+        // util-linux `script` (Debian's essential bsdutils) gives the command a terminal.
+        let command = ([NavigationCommandTests.binary, "navigate", "--map", TestData.bellevueMap, "--replay",
+                        TestData.bellevueDrive, "--replay-speed", "max", "--to", "47.5759,-122.1404", "--no-locations"])
+            .map { "'\($0)'" }.joined(separator: " ")
+        let r = try TestData.execute("/usr/bin/script", ["-qec", command, "/dev/null"])
+        #expect(r.status == 0)
+        let lines = String(decoding: r.out, as: UTF8.self).split(whereSeparator: { $0 == "\r" || $0 == "\n" })
+        let progress = lines.filter { $0.contains("replayed 0:") && $0.contains(" fixes, ") && $0.contains(" reroute") }
+        #expect(!progress.isEmpty)
+        // Without a terminal (the other tests) no progress is written.
+        let plain = try NavigationCommandTests.navigate(["--map", TestData.bellevueMap, "--replay", TestData.bellevueDrive,
+                                                         "--replay-speed", "max", "--to", "47.5759,-122.1404", "--no-locations"])
+        #expect(!plain.stderr.contains("replayed"))
+    }
+
     @Test func coordinatesOffTheMapAndFailedRoutesSaySo() throws {
         func run(_ to: String) throws -> (status: Int32, events: [[String: Any]], stderr: String) {
             try NavigationCommandTests.navigate(["--map", Self.monaco, "--simulate", "--virtual-clock",

@@ -276,6 +276,12 @@ final class FeedRecorder: NavigatorListener, RoadSnappedLocationProviderListener
             #expect(steps?.count == enroute[0].remainingSteps.count)
             #expect(steps?.first?["maneuver"] is String && steps?.first?["distance_from_prev_step_m"] is Double)
             #expect(json["rounded_time_to_current_step_s"] is Double)
+            // The current step carries the banner's variants.
+            let current = json["current_step"] as? [String: Any]
+            #expect(current?["short_instruction"] is String && current?["secondary_text"] is String)
+            if let step = enroute[0].currentStep {
+                #expect(step.instruction.hasPrefix(InstructionText.short(step)) || step.maneuver == .nameChange)
+            }
         }
     }
 }

@@ -73,6 +73,8 @@ public enum RouteOutput {
         ]
         if let n = s.exitNumber { o["exit_number"] = n }
         if let t = s.towards { o["towards"] = t }
+        o["short_instruction"] = InstructionText.short(s)
+        o["secondary_text"] = InstructionText.secondary(s)
         if !s.lanes.isEmpty {
             o["lanes"] = s.lanes.map { lane in
                 lane.directions.map { ["shape": $0.shape.rawValue, "recommended": $0.isRecommended] as [String: Any] }
