@@ -295,11 +295,16 @@ func waypoint(_ lat: Double, _ lon: Double, _ title: String) -> Waypoint {
         let probe = router.route(RouteRequest(origin: Waypoint(coordinate: Self.fontvieille), destinations: [Self.larvotto]))
         let leg = try #require(probe.route?.legs.first)
         let network = router.network
+        #expect(!leg.segments.isEmpty)
+        // Every way of the map slowed by the same factor, so routing under traffic keeps the free-flow route and the
+        // category follows the factor alone.
         func feed(_ factor: Double) throws -> TrafficFeed {
             var speeds: [Int64: Double] = [:]
-            for s in leg.segments {
-                let e = network.edges[s.edge]
-                if case let .osmWay(id) = e.sourceID { speeds[id] = e.attributes.speedKmh(forward: s.isForward) * factor }
+            for e in network.edges {
+                if case let .osmWay(id) = e.sourceID {
+                    let v = min(e.attributes.speedKmh(forward: true), e.attributes.speedKmh(forward: false)) * factor
+                    speeds[id] = min(speeds[id] ?? .infinity, v)
+                }
             }
             return try TrafficFeed(speedsKmh: speeds)
         }
