@@ -30,20 +30,27 @@ enum StreamBenchmark {
         }
     }
 
-    static func agreement(network: RoadNetwork, track: Track, parameters: MatchParameters) throws -> Agreement {
+    /// Agreement with the batch run, the stream given the defaults (as a live feed runs) and, second, the parameters
+    /// the batch run derived from the whole track (its sigma, radius and minimum fix distance).
+    static func agreement(network: RoadNetwork, track: Track, parameters: MatchParameters) throws
+        -> (defaults: Agreement, derived: Agreement)
+    {
         let batch = try MapMatcher(network: network, parameters: parameters).match(track)
-        let stream = try StreamMatcher(network: network, parameters: parameters, maxLag: lags.max() ?? 0)
-        var a = Agreement()
-        for (i, f) in track.fixes.enumerated() {
-            try stream.push(f)
-            for (k, lag) in lags.enumerated() where lag <= i {
-                guard let b = batch.fixes[i - lag] else { continue }
-                a.total[k] += 1
-                if let o = stream.result(lag: lag), o.arc == 2 * b.edge + (b.forward ? 0 : 1) { a.same[k] += 1 }
+        var out: [Agreement] = []
+        for streamParameters in [parameters, batch.parameters] {
+            let stream = try StreamMatcher(network: network, parameters: streamParameters, maxLag: lags.max() ?? 0)
+            var a = Agreement()
+            for (i, f) in track.fixes.enumerated() {
+                try stream.push(f)
+                for (k, lag) in lags.enumerated() where lag <= i {
+                    guard let b = batch.fixes[i - lag] else { continue }
+                    a.total[k] += 1
+                    if let o = stream.result(lag: lag), o.arc == 2 * b.edge + (b.forward ? 0 : 1) { a.same[k] += 1 }
+                }
             }
+            out.append(a)
         }
-        // the last fixes at each lag, answered once the drive ends (as a navigator would read them)
-        return a
+        return (out[0], out[1])
     }
 
     static func rssKilobytes() -> Int {
@@ -63,16 +70,20 @@ enum StreamBenchmark {
         let drive = try TrackReader.read(path: repoPath("Samples/newson-krumm-bellevue.csv"))
         if !args.contains("nosample") {
             let a = try agreement(network: sample, track: drive, parameters: parameters)
-            print("agreement, sample drive:        \(a.text)")
+            print("agreement, sample drive, defaults:            \(a.defaults.text)")
+            print("agreement, sample drive, batch's parameters:  \(a.derived.text)")
         }
         let dirs = args.contains { $0.hasPrefix("tracks=") } ? MatchBenchmark.trackDirectories(args) : []
         if !dirs.isEmpty {
-            var total = Agreement()
+            var total = Agreement(), derived = Agreement()
             for dir in dirs {
                 let k = try KubickaTrack.load(directory: dir)
-                total = total + (try agreement(network: k.network, track: k.track, parameters: parameters))
+                let a = try agreement(network: k.network, track: k.track, parameters: parameters)
+                total = total + a.defaults
+                derived = derived + a.derived
             }
-            print("agreement, \(dirs.count) Kubicka tracks:    \(total.text)")
+            print("agreement, \(dirs.count) Kubicka tracks, defaults:           \(total.text)")
+            print("agreement, \(dirs.count) Kubicka tracks, batch's parameters: \(derived.text)")
         }
         if let soak = args.first(where: { $0.hasPrefix("soak=") }).flatMap({ Int($0.dropFirst(5)) }) {
             let stream = try StreamMatcher(network: sample, parameters: parameters, maxLag: 10)
