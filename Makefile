@@ -9,11 +9,13 @@ APT_PACKAGES := libgeos-dev libproj-dev libosmium2-dev libprotozero-dev zlib1g-d
 APT_PACKAGES += libsimdjson-dev
 # The C API's install and tests (issue 6).
 APT_PACKAGES += valgrind patchelf binutils
+# The Spark job (issue 17): a Java runtime for local-mode Spark; pyspark from PyPI into .build/spark-venv.
+APT_PACKAGES += openjdk-17-jre-headless python3 python3-venv
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out
 
-.PHONY: deps build run test bench clean install capi-lib capi-test capi-bench cross-check
+.PHONY: deps build run test bench clean install capi-lib capi-test capi-bench cross-check spark-deps spark-test spark-demo
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -33,6 +35,7 @@ run: build
 test: deps
 	$(SWIFT) test
 	$(MAKE) capi-test
+	$(MAKE) spark-test
 
 bench: deps
 	$(SWIFT) run -c release Benchmarks
@@ -149,3 +152,23 @@ cross-check: deps
 	  [ "$$o" = $(CROSS_DIR)/abi_host.o ] && continue; \
 	  readelf -h $$o | grep -q 'Machine:.*AArch64' || { echo "cross-check: $$o is not AArch64"; exit 1; }; done; \
 	echo "cross-check: CShims ($$(ls CShims/*.c CShims/*.cpp | wc -l) files) and roadsnap.h (C99, C++11, struct layouts) compile for aarch64"
+
+# ---- Spark job (issue 17): spark/roadsnap_match.py, docs/spark.md -----------------------------------------------------
+SPARK_VENV := .build/spark-venv
+SPARK_PY := $(SPARK_VENV)/bin/python
+
+spark-deps: deps
+	@test -x $(SPARK_PY) || python3 -m venv $(SPARK_VENV)
+	@$(SPARK_PY) -c "import pyspark, pandas, pyarrow" 2>/dev/null || $(SPARK_PY) -m pip install -q -r spark/requirements.txt
+
+# Spark local mode against the CLI on the sample drive and the 70 Kubicka tracks (uses the debug build of swift test).
+spark-test: spark-deps
+	$(SWIFT) build --product roadsnap
+	$(SPARK_PY) spark/test_roadsnap_match.py --roadsnap .build/debug/roadsnap
+
+# Runs the job on the bundled sample drive (map compiled first) and prints where the Parquet is.
+spark-demo: spark-deps build
+	@mkdir -p $(OUT)
+	.build/release/roadsnap compile --map $(SAMPLE_MAP) --out $(OUT)/bellevue.rsmap
+	$(SPARK_PY) spark/roadsnap_match.py --master 'local[2]' --roadsnap .build/release/roadsnap \
+	  --map $(OUT)/bellevue.rsmap --input $(SAMPLE_TRACK) --output $(OUT)/spark-demo --per-fix
