@@ -222,7 +222,7 @@ def main():
         p.add_argument("--" + flag, help=f"roadsnap match --{flag}")
     a = p.parse_args()
     binary = a.roadsnap if os.path.sep in a.roadsnap else (shutil_which(a.roadsnap) or a.roadsnap)
-    builder = SparkSession.builder.appName("roadsnap-match")
+    builder = SparkSession.builder.appName("roadsnap-match").config("spark.ui.showConsoleProgress", "false")
     if a.master:
         builder = builder.master(a.master)
     spark = builder.getOrCreate()
