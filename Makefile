@@ -13,11 +13,13 @@ APT_PACKAGES += valgrind patchelf binutils
 APT_PACKAGES += libcairo2-dev fonts-dejavu-core
 # Spoken guidance prompts as WAV files (`roadsnap navigate --speak DIR`), issue 15.
 APT_PACKAGES += espeak-ng
+# The Spark job (issue 17): a Java runtime for local-mode Spark; pyspark from PyPI into .build/spark-venv.
+APT_PACKAGES += openjdk-17-jre-headless python3 python3-venv
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out
 
-.PHONY: deps build run test bench clean install capi-lib capi-test capi-bench cross-check
+.PHONY: deps build run test bench clean install capi-lib capi-test capi-bench cross-check spark-deps spark-test spark-demo
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -37,6 +39,7 @@ run: build
 test: deps
 	$(SWIFT) test
 	$(MAKE) capi-test
+	$(MAKE) spark-test
 
 bench: deps
 	$(SWIFT) run -c release Benchmarks
@@ -176,3 +179,23 @@ sanitize-asan: deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --build-path .build/asan --sanitize=address --sanitize=undefined
 sanitize-tsan: deps
 	$(SWIFT) test --build-path .build/tsan --sanitize=thread --filter '$(TSAN_FILTER)'
+
+# ---- Spark job (issue 17): spark/roadsnap_match.py, docs/spark.md -----------------------------------------------------
+SPARK_VENV := .build/spark-venv
+SPARK_PY := $(SPARK_VENV)/bin/python
+
+spark-deps: deps
+	@test -x $(SPARK_PY) || python3 -m venv $(SPARK_VENV)
+	@$(SPARK_PY) -c "import pyspark, pandas, pyarrow" 2>/dev/null || $(SPARK_PY) -m pip install -q -r spark/requirements.txt
+
+# Spark local mode against the CLI on the sample drive and the 70 Kubicka tracks (uses the debug build of swift test).
+spark-test: spark-deps
+	$(SWIFT) build --product roadsnap
+	$(SPARK_PY) spark/test_roadsnap_match.py --roadsnap .build/debug/roadsnap
+
+# Runs the job on the bundled sample drive (map compiled first) and prints where the Parquet is.
+spark-demo: spark-deps build
+	@mkdir -p $(OUT)
+	.build/release/roadsnap compile --map $(SAMPLE_MAP) --out $(OUT)/bellevue.rsmap
+	$(SPARK_PY) spark/roadsnap_match.py --master 'local[2]' --roadsnap .build/release/roadsnap \
+	  --map $(OUT)/bellevue.rsmap --input $(SAMPLE_TRACK) --output $(OUT)/spark-demo --per-fix
