@@ -33,23 +33,9 @@ public enum MatchOutput {
         try AtomicFile.write(render(result, track: track, network: network, format: format), to: path)
     }
 
-    /// Seconds since the epoch as ISO 8601 UTC (`2009-01-17T20:45:25Z`, milliseconds when not whole; the fraction
-    /// is rounded to milliseconds on its own). Integer arithmetic, no formatter object: batch outputs call it per fix.
-    public static func isoTime(_ t: Double) -> String {
-        guard t.isFinite, abs(t) < 1e11 else { return "" }
-        let whole = t.rounded(.down)
-        var millis = Int(((t - whole) * 1000).rounded())
-        var secs = Int(whole)
-        if millis == 1000 { secs += 1; millis = 0 }
-        var days = secs / 86_400
-        var daySeconds = secs % 86_400
-        if daySeconds < 0 { daySeconds += 86_400; days -= 1 }
-        let (y, mo, d) = TrackTime.civilDate(daysSinceEpoch: days)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var s = "\(y)-\(two(mo))-\(two(d))T\(two(daySeconds / 3600)):\(two(daySeconds / 60 % 60)):\(two(daySeconds % 60))"
-        if millis > 0 { s += "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis) }
-        return s + "Z"
-    }
+    /// Seconds since the epoch as ISO 8601 UTC (`2009-01-17T20:45:25Z`, milliseconds when not whole; "" beyond
+    /// ±1e11 s). The one writer is `TrackTime.iso8601`, checked against Foundation's formatter in the tests.
+    public static func isoTime(_ t: Double) -> String { TrackTime.iso8601(t) }
 
     static func r3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 

@@ -38,17 +38,19 @@ enum TrackTime {
     static func iso8601(_ seconds: Double) -> String {
         // Beyond ±Fix.maxTime (readers skip such rows) the milliseconds would not fit an Int64: no text.
         guard Fix.isUsableTime(seconds) else { return "" }
-        let millis = Int64((seconds * 1000).rounded())
-        var days = Int(millis / 86_400_000)
-        var ms = Int(millis % 86_400_000)
-        if ms < 0 { ms += 86_400_000; days -= 1 }
+        // The fraction is rounded on its own (exact: `seconds - whole` loses nothing), not `seconds * 1000`.
+        let whole = seconds.rounded(.down)
+        var millis = Int(((seconds - whole) * 1000).rounded())
+        var secs = Int(whole)
+        if millis == 1000 { secs += 1; millis = 0 }
+        var days = secs / 86_400
+        var daySeconds = secs % 86_400
+        if daySeconds < 0 { daySeconds += 86_400; days -= 1 }
         let (y, mo, d) = civilDate(daysSinceEpoch: days)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var text = "\(y)-\(two(mo))-\(two(d))T\(two(ms / 3_600_000)):\(two(ms / 60_000 % 60)):\(two(ms / 1000 % 60))"
-        if ms % 1000 != 0 {
-            let f = ms % 1000
-            text += f < 10 ? ".00\(f)" : (f < 100 ? ".0\(f)" : ".\(f)")
-        }
+        var text = "\(y)-\(two(mo))-\(two(d))T\(two(daySeconds / 3600)):"
+        text += "\(two(daySeconds / 60 % 60)):\(two(daySeconds % 60))"
+        if millis > 0 { text += "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + String(millis) }
         return text + "Z"
     }
 
