@@ -29,6 +29,7 @@ RS_LAYOUT(rs_navigator_options, 40);
 RS_LAYOUT(rs_navigator_state, 40);
 RS_LAYOUT(rs_alternative_options, 48);
 RS_LAYOUT(rs_route_choice_info, 40);
+RS_LAYOUT(rs_reroute_offer, 32);
 typedef char layout_of_handles[(sizeof(rs_map *) == sizeof(void *)) ? 1 : -1];
 
 /* Something to compile besides the typedefs (ISO C forbids an empty translation unit). */
