@@ -109,9 +109,8 @@ capi-test: deps
 	$(CC) $(CAPI_CFLAGS) -ICShims -ICShims/include -Iinclude Tests/c/test_log_geos.c CShims/log.c CShims/libs.c \
 	  -o $(CAPI_TEST_DIR)/test_log_geos -lgeos_c -ldl -lpthread
 	$(VALGRIND) $(CAPI_TEST_DIR)/test_log_geos
-	$(VALGRIND) $(CAPI_TEST_DIR)/snap_and_match $(SAMPLE_MAP) $(SAMPLE_TRACK) $(CAPI_TEST_DIR)/sample.matched.geojson
-	@head -c 14 $(CAPI_TEST_DIR)/sample.matched.geojson | grep -q '^{"features":\[' || { echo "snap_and_match wrote no GeoJSON"; exit 1; }
-	$(CAPI_TEST_DIR)/navigate $(SAMPLE_MAP) 47.5819,-122.1123 47.5779,-122.1712
+	@# The examples' whole output against the CLI on the same inputs (snap_and_match under valgrind).
+	RUN_SNAP_AND_MATCH="$(VALGRIND)" Tests/c/check-examples.sh $(CAPI_TEST_DIR) .build/debug/roadsnap $(SAMPLE_MAP) $(SAMPLE_TRACK)
 	@# The suppressions must not hide a real leak: a program leaking a snapper's results buffer must fail.
 	@if $(VALGRIND) $(CAPI_TEST_DIR)/leak_canary $(CURDIR)/Tests/c/Fixtures/two-roads.geojson 2>$(CAPI_TEST_DIR)/canary.txt; then \
 	  echo "valgrind did not report the leak canary's leak"; cat $(CAPI_TEST_DIR)/canary.txt; exit 1; \

@@ -8,15 +8,13 @@ import Glibc
 /// `roadsnap compile --map MAP --out FILE.rsmap [--progress] [--no-routing]`: reads a map and writes the compiled
 /// map (network, segment index, matching graph and the default routing hierarchy) that opens in milliseconds.
 enum CompileCommand {
-    static let usage = "roadsnap compile --map MAP --out FILE.rsmap [--progress] [--no-routing]"
-
     static func run(_ args: [String]) throws -> Int32 {
-        let opts = try Options(args, booleans: ["progress", "no-routing"])
+        let opts = try Options(args, spec: CommandSpecs.compile)
         let path = try opts.require("map")
         let out = try opts.require("out")
         // A write beyond a file-size limit must fail the write (and be reported), not kill the process.
         signal(SIGXFSZ, SIG_IGN)
-        let showProgress = opts.flags.contains("progress")
+        let showProgress = opts.isSet("progress")
         let t0 = monotonicSeconds()
         if showProgress { writeStderr("reading \(path)\n") }
         let network = try MapLoader.load(path: path)
@@ -29,7 +27,7 @@ enum CompileCommand {
             bar.report(phase: p.phase, fraction: p.fraction)
         } : nil)
         defer { bar.finish() }
-        try CompiledMap.compile(network, to: out, sourcePath: path, routing: !opts.flags.contains("no-routing"),
+        try CompiledMap.compile(network, to: out, sourcePath: path, routing: !opts.isSet("no-routing"),
                                 control: control)
         let t2 = monotonicSeconds()
         var size = stat()

@@ -3,10 +3,8 @@ import RoadSnapFormats
 
 /// `roadsnap eval --map NETWORK --truth TRUTH.txt MATCHED.geojson`: Newson & Krumm route mismatch of a match.
 enum EvalCommand {
-    static let usage = "roadsnap eval --map NETWORK --truth TRUTH.txt MATCHED.geojson"
-
     static func run(_ args: [String]) throws -> Int32 {
-        let opts = try Options(args)
+        let opts = try Options(args, spec: CommandSpecs.eval)
         let mapPath = try opts.require("map"), truthPath = try opts.require("truth")
         guard opts.positionals.count == 1, let matchedPath = opts.positionals.first else {
             throw RoadSnapError.invalidArgument("give exactly one MATCHED.geojson (as written by roadsnap match)")

@@ -4,7 +4,7 @@ import RoadSnapFormats
 /// `roadsnap info --map MAP`: nodes, edges, km of road per class, bounding box, load time.
 enum InfoCommand {
     static func run(_ args: [String]) throws -> Int32 {
-        let opts = try Options(args)
+        let opts = try Options(args, spec: CommandSpecs.info)
         let path = try opts.require("map")
         let t0 = monotonicSeconds()
         let network = try MapLoader.load(path: path)

@@ -8,9 +8,6 @@ import RoadSnapFormats
 
 /// `roadsnap match`: map-matches many tracks in parallel, one output per track, a summary on stderr.
 enum MatchCommand {
-    static let usage = "roadsnap match --map MAP [--sigma M|auto] [--beta B] [--radius M] [--candidates N] "
-        + "[--format geojson|csv|gpx|osrm] [--out DIR] [--jobs N] [--list FILE] TRACK|DIR... (- reads stdin)"
-
     /// What became of one track.
     struct Outcome: Sendable {
         var fixes = 0, matched = 0, subMatches = 0
@@ -49,7 +46,7 @@ enum MatchCommand {
     }
 
     static func run(_ args: [String]) throws -> Int32 {
-        let opts = try Options(args)
+        let opts = try Options(args, spec: CommandSpecs.match)
         let mapPath = try opts.require("map")
         var params = MatchParameters()
         let sigmaText = opts.string("sigma")

@@ -5,13 +5,8 @@ import RoadSnapFormats
 
 /// `roadsnap navigate`: a headless navigation session printing every listener event as one JSON line.
 enum NavigateCommand {
-    static let usage = "roadsnap navigate --map MAP --to LAT,LON [--to LAT,LON]... "
-        + "(--simulate --from LAT,LON [--speed-multiplier X] [--virtual-clock] | --replay TRACK [--replay-speed X|max] "
-        + "| --gpsd HOST:PORT) [--traffic FILE] [--faster-route-percent X] [--accept-faster-routes] "
-        + "[--serve HOST:PORT|SOCKET] [--avoid highways,tolls,ferries] [--no-locations]"
-
     static func run(_ args: [String]) throws -> Int32 {
-        let opts = try Options(args, booleans: ["simulate", "virtual-clock", "no-locations", "accept-faster-routes"])
+        let opts = try Options(args, spec: CommandSpecs.navigate)
         let mapPath = try opts.require("map")
         let targets = opts.all("to")
         guard !targets.isEmpty else { throw RoadSnapError.invalidArgument("--to LAT,LON is required (repeat it for stops)") }
@@ -19,7 +14,7 @@ enum NavigateCommand {
         for (i, t) in targets.enumerated() {
             destinations.append(Waypoint(coordinate: try Options.coordinate(t, flag: "to"), title: "destination \(i + 1)"))
         }
-        let modes = [opts.flags.contains("simulate"), opts.string("replay") != nil, opts.string("gpsd") != nil]
+        let modes = [opts.isSet("simulate"), opts.string("replay") != nil, opts.string("gpsd") != nil]
         guard modes.filter({ $0 }).count == 1 else {
             throw RoadSnapError.invalidArgument("choose one of --simulate --from LAT,LON, --replay TRACK or --gpsd HOST:PORT")
         }
@@ -29,17 +24,17 @@ enum NavigateCommand {
 
         let network = try MapLoader.load(path: mapPath)
         let router = Router(network: network, algorithm: RouteCommand.autoAlgorithm(network), prepare: [routingOptions])
-        let virtual = opts.flags.contains("simulate") && opts.flags.contains("virtual-clock")
+        let virtual = opts.isSet("simulate") && opts.isSet("virtual-clock")
         let virtualClock = virtual ? VirtualClock(start: SystemClock().now) : nil
         let clock: NavigationClock = virtualClock ?? SystemClock()
         // Listener calls run synchronously on the thread that feeds the fix: lines come out in event order.
         let session = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
-        let printer = EventPrinter(network: network, locations: !opts.flags.contains("no-locations"),
+        let printer = EventPrinter(network: network, locations: !opts.isSet("no-locations"),
                                    finalDestination: destinations.count)
         let server = try opts.string("serve").map { e throws(RoadSnapError) in try FeedServer(endpoint: e) }
         defer { server?.close() }
         printer.server = server
-        printer.acceptsFasterRoutes = opts.flags.contains("accept-faster-routes")
+        printer.acceptsFasterRoutes = opts.isSet("accept-faster-routes")
         if let p = server?.port { writeStderr("roadsnap navigate: serving the event feed on port \(p)\n") }
         if opts.string("faster-route-percent") != nil {
             session.navigator.rerouteOfferOptions = try RerouteOfferOptions(
@@ -64,7 +59,7 @@ enum NavigateCommand {
             return true
         }
 
-        if opts.flags.contains("simulate") {
+        if opts.isSet("simulate") {
             let from = try Options.coordinate(try opts.require("from"), flag: "from")
             let multiplier = try opts.double("speed-multiplier", default: 1)
             guard multiplier > 0 else { throw RoadSnapError.invalidArgument("--speed-multiplier must be > 0") }

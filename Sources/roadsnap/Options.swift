@@ -24,37 +24,81 @@ func writeAll(_ fd: Int32, _ s: String) {
     }
 }
 
-/// Minimal `--flag value` parser: repeated flags keep every value; bare words are positionals.
+/// `--flag value` parser checked against a command's flags: repeated flags keep every value; bare words are operands.
 struct Options {
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
+    let spec: CommandSpec
 
-    /// `booleans` are flags that take no value.
-    init(_ args: [String], booleans: Set<String> = []) throws(RoadSnapError) {
+    /// Parses `args` (after the subcommand name); an unknown flag, a missing value or an unexpected operand throws.
+    init(_ args: [String], spec: CommandSpec) throws(RoadSnapError) {
+        self.spec = spec
+        let command = "roadsnap \(spec.name)"
         var i = 0
         while i < args.count {
             let a = args[i]
-            if a.hasPrefix("--") {
-                let key = String(a.dropFirst(2))
+            if a.hasPrefix("--"), a.count > 2 {
+                var key = String(a.dropFirst(2))
+                var inline: String? = nil
                 if let eq = key.firstIndex(of: "=") {
-                    values[String(key[..<eq]), default: []].append(String(key[key.index(after: eq)...]))
-                } else if booleans.contains(key) {
+                    inline = String(key[key.index(after: eq)...])
+                    key = String(key[..<eq])
+                }
+                guard let flag = spec.flag(named: key) else {
+                    var message = "unknown flag --\(key) for \(command)"
+                    if let near = suggestion(for: key, among: spec.flags.map(\.name)) {
+                        message += "; did you mean --\(near)?"
+                    }
+                    throw .invalidArgument(message + " (\(command) --help lists its flags)")
+                }
+                if flag.value == nil {
+                    guard inline == nil else { throw .invalidArgument("--\(key) takes no value (got '\(inline ?? "")')") }
                     flags.insert(key)
                 } else {
-                    guard i + 1 < args.count else { throw .invalidArgument("--\(key) needs a value") }
-                    values[key, default: []].append(args[i + 1])
-                    i += 1
+                    let value: String
+                    if let inline {
+                        value = inline
+                    } else {
+                        guard i + 1 < args.count, !(args[i + 1].hasPrefix("--") && args[i + 1].count > 2) else {
+                            throw .invalidArgument("--\(key) needs a value: --\(key) \(flag.value ?? "")")
+                        }
+                        value = args[i + 1]
+                        i += 1
+                    }
+                    if !flag.repeats, let earlier = values[key]?.first {
+                        throw .invalidArgument("--\(key) is given twice ('\(earlier)' and '\(value)'); give it once")
+                    }
+                    values[key, default: []].append(value)
                 }
             } else {
+                guard spec.operands != nil else {
+                    throw .invalidArgument("unexpected argument '\(a)': \(command) takes only flags "
+                                           + "(\(command) --help lists them)")
+                }
                 positionals.append(a)
             }
             i += 1
         }
     }
 
-    func string(_ key: String) -> String? { values[key]?.last }
-    func all(_ key: String) -> [String] { values[key] ?? [] }
+    /// The value of `--key`, if given. `key` must be one of the command's flags.
+    func string(_ key: String) -> String? {
+        assert(spec.flag(named: key)?.value != nil, "--\(key) is not a valued flag of roadsnap \(spec.name)")
+        return values[key]?.last
+    }
+
+    /// Every value given for a repeatable `--key`.
+    func all(_ key: String) -> [String] {
+        assert(spec.flag(named: key)?.repeats == true, "--\(key) is not a repeatable flag of roadsnap \(spec.name)")
+        return values[key] ?? []
+    }
+
+    /// True when the switch `--key` was given.
+    func isSet(_ key: String) -> Bool {
+        assert(spec.flag(named: key).map { $0.value == nil } == true, "--\(key) is not a switch of roadsnap \(spec.name)")
+        return flags.contains(key)
+    }
 
     func require(_ key: String) throws(RoadSnapError) -> String {
         guard let v = string(key) else { throw .invalidArgument("--\(key) is required") }

@@ -3,10 +3,6 @@ import RoadSnapFormats
 
 /// `roadsnap route`: a route with turn-by-turn steps between two or more coordinates.
 enum RouteCommand {
-    static let usage = "roadsnap route --map MAP --from LAT,LON --to LAT,LON [--via LAT,LON]... "
-        + "[--avoid highways,tolls,ferries] [--heading DEG] [--same-side] [--algorithm auto|ch|dijkstra] "
-        + "[--alternatives N] [--traffic FILE] [--format text|geojson|json] [--out FILE]"
-
     /// Above this many edges a one-off query is answered by Dijkstra: preprocessing would cost more than it saves.
     static let autoHierarchyEdgeLimit = 20_000
 
@@ -17,7 +13,7 @@ enum RouteCommand {
     }
 
     static func run(_ args: [String]) throws -> Int32 {
-        let opts = try Options(args, booleans: ["same-side"])
+        let opts = try Options(args, spec: CommandSpecs.route)
         let path = try opts.require("map")
         let from = try Options.coordinate(try opts.require("from"), flag: "from")
         let to = try Options.coordinate(try opts.require("to"), flag: "to")
@@ -31,7 +27,7 @@ enum RouteCommand {
         }
         var heading: Double? = nil
         if opts.string("heading") != nil { heading = try opts.double("heading", default: 0) }
-        let sameSide = opts.flags.contains("same-side")
+        let sameSide = opts.isSet("same-side")
         let alternativeCount = try opts.int("alternatives", default: 0)
         let alternatives = try AlternativeRouteOptions(count: alternativeCount)
         let traffic = try opts.string("traffic").map { p throws(RoadSnapError) in try TrafficFeedReader.read(path: p) }

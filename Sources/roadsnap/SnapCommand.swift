@@ -4,7 +4,7 @@ import RoadSnapFormats
 /// `roadsnap snap --map MAP [--radius M] [--format csv|geojson] [--out FILE] TRACK`: one result per fix.
 enum SnapCommand {
     static func run(_ args: [String]) throws -> Int32 {
-        let opts = try Options(args)
+        let opts = try Options(args, spec: CommandSpecs.snap)
         let mapPath = try opts.require("map")
         let radius = try opts.double("radius", default: Snapper.defaultRadius)
         guard radius > 0 else { throw RoadSnapError.invalidArgument("--radius must be positive") }

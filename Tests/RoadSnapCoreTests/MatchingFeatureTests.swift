@@ -147,7 +147,7 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
     @Test func stationaryFixesMakeNoLoop() throws {
         let map = NodeMap("a b c d e f", grid: 20)
         let network = try map.network([("abcdef", false)])
-        guard let b = map.positions["b"], let c = map.positions["c"], let d = map.positions["d"] else { return }
+        let b = try #require(map.positions["b"]), c = try #require(map.positions["c"]), d = try #require(map.positions["d"])
         // Standing at c with jitter back and forth along the road, then driving on.
         var fixes = [Fix(coordinate: b), Fix(coordinate: c)]
         for k in 0..<10 {
@@ -243,5 +243,41 @@ func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
         #expect(!graph.isTurnAllowed(from: RoadGraph.arc(edge: west, forward: true), to: northArc))
         let result = try MapMatcher(network: network, graph: graph).match(map.track("wcn", times: [0, 10, 20]))
         #expect(!Self.turnsLeft(result, network))
+        // Not by matching nothing: every fix is still on its road, the track split where the turn is forbidden (or
+        // driven round by the east arm), and no sub-match is empty.
+        #expect(result.fixes.allSatisfy { $0 != nil })
+        let ways = result.fixes.map { $0.map { network.edges[$0.edge].sourceID } }
+        #expect(ways == [.osmWay(1), .osmWay(1), .osmWay(2)] || ways == [.osmWay(1), .osmWay(3), .osmWay(2)],
+                "\(ways)")
+        #expect(!result.subMatches.isEmpty && result.subMatches.allSatisfy { !$0.edges.isEmpty })
+    }
+}
+
+/// The routing graph's turn check (Swift, `RoadGraph`) and the matcher's (C, `rsc_match_turn_allowed`) agree on every
+/// turn at every via node of a restriction and at 3,000 random junctions, on two real extracts (issue 18).
+@Suite struct TurnRestrictionAgreementTests {
+    @Test(arguments: ["osm/monaco.osm.pbf", "bellevue"])  // the other extracts hold no restrictions
+    func swiftAndCAgree(map: String) throws {
+        let network = map == "bellevue" ? try TestData.bellevue() : try RoadNetwork.load(osmPath: TestData.fixture(map))
+        let g = network.graph
+        let matchGraph = try MatchGraph(network: network)
+        var nodes = Set(g.restrictionVia.map(Int.init))
+        #expect(!nodes.isEmpty)
+        var rng = SeededGenerator(seed: 99)
+        for _ in 0..<3_000 { nodes.insert(Int.random(in: 0..<g.nodeCount, using: &rng)) }
+        var turns = 0, forbidden = 0, disagreements: [String] = []
+        for n in nodes {
+            for i in Int(g.inStart[n])..<Int(g.inStart[n + 1]) {
+                for o in Int(g.outStart[n])..<Int(g.outStart[n + 1]) {
+                    let from = Int(g.inArcs[i]), to = Int(g.outArcs[o])
+                    let swift = g.isTurnAllowed(from: from, to: to), c = matchGraph.isTurnAllowed(from: from, to: to)
+                    turns += 1
+                    if !swift { forbidden += 1 }
+                    if swift != c { disagreements.append("\(from)->\(to) at node \(n): Swift \(swift), C \(c)") }
+                }
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
+        #expect(forbidden > 0 && turns > 3_000, "\(forbidden) forbidden of \(turns)")
     }
 }

@@ -209,10 +209,12 @@ func waypoint(_ lat: Double, _ lon: Double, _ title: String) -> Waypoint {
         session.roadSnappedLocationProvider.startUpdatingLocation()
         session.locationSimulator.updateInterval = 0.05
         session.locationSimulator.simulateLocation(at: Self.fontvieille)
-        // Wall-clock ticks every 50 ms: a few arrive within a second (a functional check, not a timing one).
+        // Wall-clock ticks every 50 ms: four arrive. The 60 s deadline only stops a broken run; it is not what is
+        // tested (a loaded machine may take longer than 200 ms).
         var count = 0
-        for _ in 0..<100 where count < 4 {
-            usleep(20_000)
+        let deadline = monotonicNow() + 60
+        while count < 4, monotonicNow() < deadline {
+            usleep(10_000)
             count = queue.sync { recorder.locations.count }
         }
         #expect(count >= 4)
@@ -445,4 +447,11 @@ func waypoint(_ lat: Double, _ lon: Double, _ title: String) -> Waypoint {
         #expect(h.session.navigator.navState != .stopped)
         #expect(h.session.navigator.traveledPath.count == 400)
     }
+}
+
+/// Seconds on the monotonic clock (deadlines that must not follow wall-clock jumps).
+func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }

@@ -54,6 +54,24 @@ import Testing
         }
         // Shape points all lie inside the bounding box.
         #expect(network.shape.allSatisfy { network.bounds.contains($0) })
+        // Connected: the largest component (edges joined at shared nodes, direction ignored) holds nearly all road
+        // length. An extract cut from a larger map keeps a few pieces whose link to the rest lay outside it.
+        var parent = Array(0..<network.nodes.count)
+        func root(_ v: Int) -> Int {
+            var v = v
+            while parent[v] != v { parent[v] = parent[parent[v]]; v = parent[v] }
+            return v
+        }
+        for e in network.edges {
+            #expect(e.toNode >= 0 && e.toNode < network.nodes.count)
+            let a = root(e.fromNode), b = root(e.toNode)
+            if a != b { parent[a] = b }
+        }
+        var lengthByRoot: [Int: Double] = [:]
+        for e in network.edges { lengthByRoot[root(e.fromNode), default: 0] += e.length }
+        let total = network.edges.reduce(0) { $0 + $1.length }
+        let largest = lengthByRoot.values.max() ?? 0
+        #expect(largest / total >= 0.95, "largest component holds \(largest / total) of the road length")
     }
 
     @Test func bellevueWaysAreSplitAtJunctionsAndKeepWayIDs() throws {

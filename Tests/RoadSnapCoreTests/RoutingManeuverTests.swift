@@ -342,8 +342,25 @@ func inner(_ s: [RouteStep]) -> [Maneuver] { s.dropFirst().dropLast().map(\.mane
         let failed = r.route(RouteRequest(waypoints: [wp(100, 0), wp(100, 5000)]))
         #expect(failed.waypointIndex == 1)
         #expect(failed.message.contains("waypoint 1"))
-        #expect(RouteStatus.allCases.count == 9)
-        #expect(Maneuver.allCases.count == 66)
+    }
+
+    /// The navigation SDK's 66 maneuvers (its reference lists them; `../shared/reference/navigation-sdk-api.md`), in
+    /// lower camel case: RoadSnap has exactly these, no more, none missing or misspelt.
+    @Test func maneuversAreTheSDKsSixtySix() {
+        let ramp = ["Unspecified", "Left", "Right", "KeepLeft", "KeepRight", "SlightLeft", "SlightRight", "SharpLeft",
+                    "SharpRight", "UTurnClockwise", "UTurnCounterClockwise"]
+        let roundaboutTurns = ["", "Straight", "Left", "Right", "SlightLeft", "SlightRight", "SharpLeft", "SharpRight",
+                               "UTurn", "Exit"]
+        var sdk = ["Unknown", "Depart", "Destination", "DestinationLeft", "DestinationRight", "Straight", "TurnLeft",
+                   "TurnRight", "TurnKeepLeft", "TurnKeepRight", "TurnSlightLeft", "TurnSlightRight", "TurnSharpLeft",
+                   "TurnSharpRight", "TurnUTurnClockwise", "TurnUTurnCounterClockwise", "MergeUnspecified",
+                   "MergeLeft", "MergeRight", "ForkLeft", "ForkRight"]
+        sdk += ramp.map { "OnRamp" + $0 } + ramp.map { "OffRamp" + $0 }
+        sdk += roundaboutTurns.flatMap { ["Roundabout\($0)Clockwise", "Roundabout\($0)CounterClockwise"] }
+        sdk += ["FerryBoat", "FerryTrain", "NameChange"]
+        let expected = sdk.map { $0.prefix(1).lowercased() + $0.dropFirst() }
+        #expect(expected.count == 66 && Set(expected).count == 66)
+        #expect(Set(Maneuver.allCases.map(\.rawValue)) == Set(expected))
     }
 
     @Test func displayRounding() {

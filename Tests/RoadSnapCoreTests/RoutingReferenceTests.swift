@@ -43,14 +43,17 @@ import Testing
         let median = ratios[ratios.count / 2]
         let within5 = Double(ratios.filter { abs($0 - 1) <= 0.05 }.count) / Double(ratios.count)
         print("\(map): total ours/OSRM \(ours / theirs), median ratio \(median), within 5%: \(within5)")
-        #expect(abs(ours / theirs - 1) < 0.03)
-        #expect(abs(median - 1) < 0.02)
-        #expect(within5 >= 0.8)
+        // Close to what is measured (Monaco: total +1.30 %, 88.3 % within 5 %; Andorra: -0.05 %, 96.7 %; medians
+        // within 2e-5 of 1), so a routing regression shows.
+        let monaco = map.hasPrefix("monaco")
+        #expect(abs(ours / theirs - 1) < (monaco ? 0.016 : 0.003))
+        #expect(abs(median - 1) < 0.001)
+        #expect(within5 >= (monaco ? 0.86 : 0.95))
     }
 
     /// Roundabout exit numbers agree with OSRM's steps on the routes both routers drive the same way (distance within
-    /// 0.5%): the same sequence of exits on at least 80% of them (measured: Monaco 40 of 43, Andorra 38 of 45; OSRM
-    /// also announces some rings that are not tagged as roundabouts).
+    /// 0.5%): the same sequence of exits on at least 90% (Monaco) and 82% (Andorra) of them (measured: Monaco 40 of
+    /// 43, Andorra 38 of 45; OSRM also announces some rings that are not tagged as roundabouts).
     @Test(arguments: ["monaco.osm.pbf", "andorra.osm.pbf"])
     func roundaboutExitsAgreeWithOSRM(map: String) throws {
         let router = try RoutingTestData.router(TestData.fixture("osm/\(map)"))
@@ -66,7 +69,7 @@ import Testing
         }
         print("\(map): roundabout exits equal on \(same) of \(compared) routes (\(withRoundabouts) with roundabouts)")
         #expect(compared >= 30)
-        #expect(Double(same) >= 0.8 * Double(compared))
+        #expect(Double(same) >= (map.hasPrefix("monaco") ? 0.9 : 0.82) * Double(compared))
         if map == "monaco.osm.pbf" { #expect(withRoundabouts >= 20) }
     }
 

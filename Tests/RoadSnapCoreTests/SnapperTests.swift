@@ -1,3 +1,4 @@
+import Foundation
 import RoadSnapCore
 import Testing
 
@@ -22,6 +23,70 @@ import Testing
         }
         #expect(mismatches == 0)
         #expect(nonEmpty > 1000)  // the test exercises real candidates, not empty space
+    }
+
+    /// An independent reference in plain Swift (point-to-segment geometry over every edge's local shape, nearest point
+    /// per edge, sorted by distance then edge): the indexed answers agree on edges, distances, offsets, foot points and
+    /// bearings on 3,000 random fixes. (`.bruteForce` above shares the C scan's arithmetic; this does not.)
+    @Test func indexedCandidatesEqualAnIndependentSwiftReference() throws {
+        let network = try TestData.bellevue()
+        let snapper = try Snapper(network: network, maxCandidates: 256)
+        var rng = SeededGenerator(seed: 31)
+        let radius = 50.0
+        let shapes = network.edges.indices.map { Array(network.localGeometry(ofEdge: $0)) }
+        // Each edge's box, grown by the radius: an edge whose box misses the fix has no point within the radius.
+        let boxes = shapes.map { s in
+            (s.map(\.x).min()! - radius, s.map(\.y).min()! - radius, s.map(\.x).max()! + radius, s.map(\.y).max()! + radius)
+        }
+        var compared = 0, interiorBearings = 0
+        for _ in 0..<3_000 {
+            let p = snapper.project(network.bounds.randomCoordinate(using: &rng))
+            var reference: [(edge: Int, x: Double, y: Double, d: Double, offset: Double, bearing: Double?)] = []
+            for e in network.edges.indices {
+                let box = boxes[e]
+                guard p.x >= box.0, p.y >= box.1, p.x <= box.2, p.y <= box.3 else { continue }
+                let shape = shapes[e]
+                var best: (x: Double, y: Double, d: Double, offset: Double, bearing: Double?)? = nil
+                var along = 0.0
+                for i in 0..<(shape.count - 1) {
+                    let a = shape[i], b = shape[i + 1]
+                    let dx = b.x - a.x, dy = b.y - a.y, len2 = dx * dx + dy * dy
+                    let t = len2 == 0 ? 0 : max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / len2))
+                    let fx = a.x + t * dx, fy = a.y + t * dy
+                    let d = ((p.x - fx) * (p.x - fx) + (p.y - fy) * (p.y - fy)).squareRoot()
+                    let len = len2.squareRoot()
+                    if d < (best?.d ?? .infinity) - 1e-9 {
+                        var bearing = atan2(dx, dy) * 180 / .pi
+                        if bearing < 0 { bearing += 360 }
+                        best = (fx, fy, d, along + t * len, t > 1e-6 && t < 1 - 1e-6 ? bearing : nil)
+                    }
+                    along += len
+                }
+                if let best, best.d <= radius { reference.append((e, best.x, best.y, best.d, best.offset, best.bearing)) }
+            }
+            reference.sort { ($0.d, $0.edge) < ($1.d, $1.edge) }
+            let fast = snapper.query.candidates(near: p, radius: radius, method: .cached)
+            #expect(fast.count == reference.count)
+            guard fast.count == reference.count else { continue }
+            // Edges in order; where two distances tie to within rounding, either order is right.
+            #expect(Set(fast.map(\.edge)) == Set(reference.map(\.edge)))
+            let byEdge = Dictionary(uniqueKeysWithValues: reference.map { ($0.edge, $0) })
+            for (i, c) in fast.enumerated() {
+                let r = try #require(byEdge[c.edge])
+                #expect(abs(c.distance - r.d) < 1e-6)
+                #expect(abs(c.offset - r.offset) < 1e-6, "edge \(c.edge): offset \(c.offset) vs \(r.offset)")
+                #expect(abs(c.point.x - r.x) < 1e-6 && abs(c.point.y - r.y) < 1e-6)
+                if let b = r.bearing {
+                    let diff = abs(c.bearing - b)
+                    #expect(min(diff, 360 - diff) < 1e-6, "edge \(c.edge): bearing \(c.bearing) vs \(b)")
+                    interiorBearings += 1
+                }
+                if i > 0 { #expect(fast[i - 1].distance <= c.distance) }
+                compared += 1
+            }
+        }
+        #expect(compared > 3_000)  // real candidates were compared, not empty space
+        #expect(interiorBearings > 1_000)
     }
 
     /// `nearestDistance` (one candidate asked for) equals the smallest distance of a brute-force scan, and is nil

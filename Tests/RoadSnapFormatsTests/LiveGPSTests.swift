@@ -1,6 +1,7 @@
 import Foundation
 import RoadSnapCore
 import RoadSnapFormats
+import Synchronization
 import Testing
 
 @Suite struct LiveGPSTests {
@@ -52,12 +53,23 @@ import Testing
             n += 1
         }
         #expect(n == track.fixes.count)
-        // 11 fixes 1 s apart at 50x take at least 10/50 s of wall time.
+        // 11 fixes 1 s apart at 50x: each fix is due 1/50 s of the replay's clock after the one before, whatever
+        // the time spent between calls (here 5 ms of "work" per fix on a clock the test advances).
         let short = Track(name: "short", fixes: Array(track.fixes.prefix(11)))
-        let paced = try TrackReplay(track: short, speedup: 50)
-        let start = Date()
-        while try paced.nextFix() != nil {}
-        #expect(Date().timeIntervalSince(start) >= 0.19)
+        let clock = Mutex<(now: Double, sleeps: [Double], handedOut: [Double])>((100, [], []))
+        let pacer = TrackReplay.Pacer(now: { clock.withLock { $0.now } },
+                                      sleep: { s in clock.withLock { $0.sleeps.append(s); $0.now += s } })
+        let paced = try TrackReplay(track: short, speedup: 50, pacer: pacer)
+        while try paced.nextFix() != nil {
+            clock.withLock { $0.handedOut.append($0.now); $0.now += 0.005 }
+        }
+        let (sleeps, handedOut) = clock.withLock { ($0.sleeps, $0.handedOut) }
+        #expect(handedOut.count == 11)
+        for (k, t) in handedOut.enumerated() {
+            let recorded = short.fixes[k].time! - short.fixes[0].time!
+            #expect(abs(t - (100 + recorded / 50)) < 1e-9, "fix \(k) handed out at \(t)")
+        }
+        #expect(sleeps.count == 10 && sleeps.allSatisfy { abs($0 - (0.02 - 0.005)) < 1e-9 }, "\(sleeps)")
         #expect(throws: RoadSnapError.self) { try TrackReplay(track: short, speedup: 0) }
     }
 

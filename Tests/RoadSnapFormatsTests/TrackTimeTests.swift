@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import RoadSnapCore
 @testable import RoadSnapFormats
@@ -15,6 +16,26 @@ import RoadSnapCore
         #expect(TrackTime.parseISO8601("2009-01-17") == t - 74_725)
         #expect(TrackTime.parseISO8601("2000-02-29T00:00:00Z") == 951_782_400)
         #expect(TrackTime.parseISO8601("1969-12-31T23:59:59Z") == -1)
+    }
+
+    /// The writer against an independent one (Foundation's ISO8601DateFormatter) on 20,000 random instants from 1900
+    /// to 2200, with and without milliseconds; and parsing what it wrote gives the instant back.
+    @Test func iso8601WriterAgreesWithFoundation() {
+        let whole = ISO8601DateFormatter()
+        whole.timeZone = TimeZone(identifier: "UTC")
+        let fractional = ISO8601DateFormatter()
+        fractional.timeZone = TimeZone(identifier: "UTC")
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var rng = SplitMix64(seed: 8601)
+        for k in 0..<20_000 {
+            let seconds = Double(Int64.random(in: -2_208_988_800...7_258_118_399, using: &rng))
+            let t = k % 2 == 0 ? seconds : seconds + Double(Int.random(in: 1...999, using: &rng)) / 1000
+            let ours = TrackTime.iso8601(t)
+            let date = Date(timeIntervalSince1970: t)
+            let theirs = k % 2 == 0 ? whole.string(from: date) : fractional.string(from: date)
+            #expect(ours == theirs, "\(t)")
+            #expect(TrackTime.parseISO8601(ours) == t, "\(ours)")
+        }
     }
 
     @Test func rejectsWhatIsNotADateTime() {
