@@ -4,7 +4,7 @@ import RoadSnapFormats
 /// Route-choice queries (`Benchmarks alternatives`): per map, on the same random vertex pairs, one after the other
 /// in one process, p50 and p99 latency of: the plain route (baseline), the route choice with 0, 1 and 3
 /// alternatives (via-node method on the hierarchy), and the traffic-aware route (Dijkstra on re-weighted costs)
-/// under a feed slowing every third way to 15 km/h. Also the share of pairs with at least one alternative, and the
+/// under a feed slowing every third way to 15 km/h, next to a plain Dijkstra router's route (its search alone). Also the share of pairs with at least one alternative, and the
 /// mean overlap and stretch of the alternatives found.
 enum AlternativesBenchmark {
     static func run(_ args: [String]) throws {
@@ -60,6 +60,8 @@ enum AlternativesBenchmark {
                     router.routeChoice(r, alternatives: limits)
                 }
             }
+            let dijkstra = Router(network: network, algorithm: .dijkstra)
+            row("route, Dijkstra router") { r in RouteChoice(result: dijkstra.route(r), options: []) }
             row("route with traffic (Dijkstra)") { r in
                 RouteChoice(result: router.route(r, traffic: feed), options: [])
             }

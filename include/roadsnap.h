@@ -799,6 +799,27 @@ rs_status rs_router_route_alternatives(rs_router *router, const rs_waypoint *way
  * made on another map. */
 rs_status rs_navigator_set_route(rs_navigator *navigator, const rs_route *route);
 
+/* Current traffic speeds (km/h > 0) per OSM way id for the navigator: its delay category, its routes (destinations,
+ * reroutes) and its faster-route offers use them; count 0 removes the feed. The arrays are copied.
+ * Errors: RS_E_INVALID_ARGUMENT for a speed that is not a positive number. */
+rs_status rs_navigator_set_traffic(rs_navigator *navigator, const int64_t *way_ids, const double *speeds_kmh,
+                                   size_t count);
+
+/* A faster route under traffic found during guidance (checked every 60 s of fix time; offered when its ETA is at
+ * least 10 % below the rest of the current route's). */
+typedef struct rs_reroute_offer {
+    double current_eta;  /* seconds to the final destination on the current route, under traffic */
+    double offered_eta;  /* seconds on the offered route, under traffic */
+    double distance;     /* metres of the offered route */
+    double time;         /* fix time of the offer, seconds since the Unix epoch */
+} rs_reroute_offer;
+
+/* The pending offer (the last one not accepted or superseded by a route change); RS_E_NO_ROUTE when there is none. */
+rs_status rs_navigator_get_reroute_offer(rs_navigator *navigator, rs_reroute_offer *out_offer);
+
+/* Switches to the pending offer's route; RS_E_NO_ROUTE when there is none. */
+rs_status rs_navigator_accept_reroute_offer(rs_navigator *navigator);
+
 #ifdef __cplusplus
 }
 #endif

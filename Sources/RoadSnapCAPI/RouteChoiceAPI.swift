@@ -82,3 +82,41 @@ public func rs_navigator_set_route(_ navigator: OpaquePointer?, _ route: OpaqueP
         try bridging { () throws(RoadSnapError) in try n.session.navigator.setRoute(chosen) }
     }
 }
+
+@implementation @c
+public func rs_navigator_set_traffic(_ navigator: OpaquePointer?, _ wayIds: UnsafePointer<Int64>?,
+                                     _ speedsKmh: UnsafePointer<Double>?, _ count: Int) -> rs_status
+{
+    apiCall { () throws(APIFailure) in
+        let n = try navigatorObject(navigator)
+        guard count >= 0 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "count too large") }
+        guard count > 0 else { n.session.navigator.trafficFeed = nil; return }
+        guard let wayIds else { throw .null("way_ids") }
+        guard let speedsKmh else { throw .null("speeds_kmh") }
+        var table: [Int64: Double] = [:]
+        for i in 0..<count { table[wayIds[i]] = speedsKmh[i] }
+        n.session.navigator.trafficFeed = try bridging { () throws(RoadSnapError) in try TrafficFeed(speedsKmh: table) }
+    }
+}
+
+@implementation @c
+public func rs_navigator_get_reroute_offer(_ navigator: OpaquePointer?, _ outOffer: UnsafeMutablePointer<rs_reroute_offer>?)
+    -> rs_status
+{
+    reading(navigator, .navigator, as: NavigatorObject.self, into: outOffer, named: "out_offer") { n throws(APIFailure) in
+        guard let o = n.session.navigator.pendingRerouteOffer else {
+            throw APIFailure(RS_E_NO_ROUTE, "no faster route is offered")
+        }
+        return rs_reroute_offer(current_eta: o.currentETA, offered_eta: o.offeredETA, distance: o.route.distance,
+                                time: o.time)
+    }
+}
+
+@implementation @c
+public func rs_navigator_accept_reroute_offer(_ navigator: OpaquePointer?) -> rs_status {
+    apiCall { () throws(APIFailure) in
+        guard try navigatorObject(navigator).session.navigator.acceptRerouteOffer() else {
+            throw APIFailure(RS_E_NO_ROUTE, "no faster route is offered")
+        }
+    }
+}

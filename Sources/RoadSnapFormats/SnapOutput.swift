@@ -19,7 +19,7 @@ public enum SnapOutput {
             out += "\(i),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),"
             if let r = results[i] {
                 out += "true,\(MatchOutput.csvField(network.edges[r.edge].sourceID.description)),\(r.coordinate.latitude),\(r.coordinate.longitude),"
-                out += "\(rounded(r.distance)),\(rounded(r.offset)),\(rounded(r.bearing))\n"
+                out += "\(rounded(r.distance, places: 3)),\(rounded(r.offset, places: 3)),\(rounded(r.bearing, places: 3))\n"
             } else {
                 out += "false,,,,,,\n"
             }
@@ -36,9 +36,9 @@ public enum SnapOutput {
             let position: GeoCoordinate
             if let r = results[i] {
                 props["edge_id"] = MatchOutput.id(network.edges[r.edge].sourceID)
-                props["distance_m"] = .number(rounded(r.distance))
-                props["offset_m"] = .number(rounded(r.offset))
-                props["bearing_deg"] = .number(rounded(r.bearing))
+                props["distance_m"] = .number(rounded(r.distance, places: 3))
+                props["offset_m"] = .number(rounded(r.offset, places: 3))
+                props["bearing_deg"] = .number(rounded(r.bearing, places: 3))
                 props["raw_lat"] = .number(fix.coordinate.latitude)
                 props["raw_lon"] = .number(fix.coordinate.longitude)
                 position = r.coordinate
@@ -54,5 +54,4 @@ public enum SnapOutput {
     /// Seconds since the epoch as ISO 8601 UTC (milliseconds kept when present).
     public static func isoTime(_ t: Double) -> String { TrackTime.iso8601(t) }
 
-    static func rounded(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
 }

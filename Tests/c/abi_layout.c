@@ -27,6 +27,9 @@ RS_LAYOUT(rs_nav_info, 160);
 RS_LAYOUT(rs_navigator_listener, 88);
 RS_LAYOUT(rs_navigator_options, 40);
 RS_LAYOUT(rs_navigator_state, 40);
+RS_LAYOUT(rs_alternative_options, 48);
+RS_LAYOUT(rs_route_choice_info, 40);
+RS_LAYOUT(rs_reroute_offer, 32);
 typedef char layout_of_handles[(sizeof(rs_map *) == sizeof(void *)) ? 1 : -1];
 
 /* Something to compile besides the typedefs (ISO C forbids an empty translation unit). */

@@ -130,6 +130,32 @@ int main(int argc, char **argv) {
     CHECK(st.distance_to_next_destination < infos[1].distance - 100);
     CHECK_STATUS(rs_navigator_destroy(nav), RS_OK);
 
+    /* Traffic on the navigator: the main route's long ways jam 30 s into the drive; a faster route is offered
+     * within the next minute and accepted. */
+    CHECK_STATUS(rs_navigator_create(router, &nopts, NULL, &nav), RS_OK);
+    rs_reroute_offer offer;
+    CHECK_STATUS(rs_navigator_get_reroute_offer(nav, &offer), RS_E_NO_ROUTE);
+    CHECK_STATUS(rs_navigator_accept_reroute_offer(nav), RS_E_NO_ROUTE);
+    CHECK_STATUS(rs_navigator_set_traffic(nav, ways, negative, 3), RS_E_INVALID_ARGUMENT);
+    CHECK_STATUS(rs_navigator_set_route(nav, routes[0]), RS_OK);
+    CHECK_STATUS(rs_navigator_set_guidance(nav, 1), RS_OK);
+    CHECK_STATUS(rs_navigator_simulate_along_route(nav, 1), RS_OK);
+    for (int s = 0; s < 30; s++) CHECK_STATUS(rs_navigator_advance_clock(nav, 1), RS_OK);
+    CHECK_STATUS(rs_navigator_get_reroute_offer(nav, &offer), RS_E_NO_ROUTE);
+    CHECK_STATUS(rs_navigator_set_traffic(nav, ways, slow, 3), RS_OK);
+    int offered = 0;
+    for (int s = 0; s < 90 && !offered; s++) {
+        CHECK_STATUS(rs_navigator_advance_clock(nav, 1), RS_OK);
+        offered = rs_navigator_get_reroute_offer(nav, &offer) == RS_OK;
+    }
+    CHECK(offered);
+    CHECK(offer.offered_eta <= 0.9 * offer.current_eta);
+    CHECK(offer.distance > 0);
+    CHECK_STATUS(rs_navigator_accept_reroute_offer(nav), RS_OK);
+    CHECK_STATUS(rs_navigator_get_reroute_offer(nav, &offer), RS_E_NO_ROUTE);
+    CHECK_STATUS(rs_navigator_set_traffic(nav, NULL, NULL, 0), RS_OK);
+    CHECK_STATUS(rs_navigator_destroy(nav), RS_OK);
+
     /* A route from another map is refused. */
     char small_path[4096];
     snprintf(small_path, sizeof small_path, "%s/Tests/RoadSnapCoreTests/Fixtures/osm/issue-70.osm.gz", argv[1]);

@@ -32,10 +32,13 @@ extension TurnGraph {
     /// The same turns with every arc's travel time taken under the feed (`TrafficFeed.seconds`), with the car
     /// profile's access and avoid factors, in whole milliseconds as `init(network:...)` computes them.
     func reweighted(network: RoadNetwork, traffic: TrafficFeed, options: RoutingOptions) -> TurnGraph {
-        var cost = [Int32](repeating: 0, count: arcCount)
+        // Arcs the feed does not cover keep their cost (the same formula at free flow); only covered arcs decode
+        // their edge's attributes.
+        var cost = Array(arcCost)
         for a in 0..<arcCount {
             guard network.graph.arcTail[a] >= 0 else { continue }
             let edge = network.edges[a >> 1]
+            guard traffic.speedKmh(for: edge.sourceID) != nil else { continue }
             var s = traffic.seconds(edge, length: edge.length, forward: a & 1 == 0)
             if edge.attributes.access == .destination { s *= CarProfile.destinationAccessFactor }
             if CarProfile.avoids(edge.attributes, options: options) { s *= CarProfile.avoidFactor }

@@ -112,6 +112,6 @@ public enum NavigationEventJSON {
         }
     }
 
-    private static func round1(_ v: Double) -> Double { v.isFinite ? (v * 10).rounded() / 10 : -1 }
+    private static func round1(_ v: Double) -> Double { v.isFinite ? rounded(v, places: 1) : -1 }
     private static func coord(_ c: GeoCoordinate) -> [Double] { [c.latitude, c.longitude] }
 }

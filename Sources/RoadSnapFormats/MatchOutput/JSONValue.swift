@@ -96,3 +96,12 @@ enum JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
         out.append(UInt8(ascii: "\""))
     }
 }
+
+/// Powers of ten for `rounded(_:places:)`.
+private let decimalScales: [Double] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000]
+
+/// `v` rounded to `places` (0...6) decimal places: the one rounding of numbers written by every output format.
+@inline(__always) func rounded(_ v: Double, places: Int) -> Double {
+    let scale = decimalScales[places]
+    return (v * scale).rounded() / scale
+}

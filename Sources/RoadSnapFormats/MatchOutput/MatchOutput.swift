@@ -37,8 +37,6 @@ public enum MatchOutput {
     /// ±1e11 s). The one writer is `TrackTime.iso8601`, checked against Foundation's formatter in the tests.
     public static func isoTime(_ t: Double) -> String { TrackTime.iso8601(t) }
 
-    static func r3(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
-
     /// The input row of fix `i` (`Track.rows`): what every format writes as `fix_index`, so results join back to the
     /// input even when rows were skipped.
     @inline(__always)
@@ -66,14 +64,14 @@ public enum MatchOutput {
             key(#"{"geometry":{"coordinates":["#)
             number(point.longitude); key(","); number(point.latitude)
             key(#"],"type":"Point"},"properties":{"distance_m":"#)
-            if let m { number(r3(m.distance)) } else { key("null") }
+            if let m { number(rounded(m.distance, places: 3)) } else { key("null") }
             key(#","edge_id":"#)
             if let m { id(network.edges[m.edge].sourceID).write(into: &out) } else { key("null") }
             key(#","fix_index":"#); out.append(contentsOf: String(inputRow(track, i)).utf8)
             if let m { key(#","forward":"#); key(m.forward ? "true" : "false") }
             key(#","matched":"#); key(m != nil ? "true" : "false")
             key(#","offset_m":"#)
-            if let m { number(r3(m.offset)) } else { key("null") }
+            if let m { number(rounded(m.offset, places: 3)) } else { key("null") }
             if let m {
                 key(#","raw_position":["#)
                 number(fix.coordinate.longitude); key(","); number(fix.coordinate.latitude)
@@ -94,9 +92,9 @@ public enum MatchOutput {
         let props: JSONValue = [
             "sub_match": .number(k),
             "edge_ids": .array(result.edgeSourceIDs(of: sub, in: network).map(id)),
-            "length_m": .number(r3(sub.length)),
-            "duration_s": sub.duration.map { .number(r3($0)) } ?? .null,
-            "confidence": .number(r3(sub.confidence)),
+            "length_m": .number(rounded(sub.length, places: 3)),
+            "duration_s": sub.duration.map { .number(rounded($0, places: 3)) } ?? .null,
+            "confidence": .number(rounded(sub.confidence, places: 3)),
             "first_fix": .number(inputRow(track, sub.firstFix)),
             "last_fix": .number(inputRow(track, sub.lastFix)),
             "matched_fixes": .number(sub.matchedFixCount),
@@ -121,8 +119,8 @@ public enum MatchOutput {
             var point = fix.coordinate
             if let m {
                 props["edge_id"] = id(network.edges[m.edge].sourceID)
-                props["distance_m"] = .number(r3(m.distance))
-                props["offset_m"] = .number(r3(m.offset))
+                props["distance_m"] = .number(rounded(m.distance, places: 3))
+                props["offset_m"] = .number(rounded(m.offset, places: 3))
                 props["forward"] = .bool(m.forward)
                 props["sub_match"] = .number(m.subMatch)
                 props["raw_position"] = position(fix.coordinate)
@@ -159,7 +157,7 @@ public enum MatchOutput {
             out += "\(inputRow(track, i)),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),"
             if i < result.fixes.count, let m = result.fixes[i] {
                 out += "true,\(m.subMatch),\(csvField(network.edges[m.edge].sourceID.description)),\(m.forward),"
-                out += "\(m.coordinate.latitude),\(m.coordinate.longitude),\(r3(m.distance)),\(r3(m.offset))\n"
+                out += "\(m.coordinate.latitude),\(m.coordinate.longitude),\(rounded(m.distance, places: 3)),\(rounded(m.offset, places: 3))\n"
             } else {
                 out += "false,,,,,,,\n"
             }
@@ -228,15 +226,15 @@ public enum MatchOutput {
                     let distance = max(0, m.along - p.along)
                     let duration = legDuration(from: j, to: i, distance: distance, on: m.edge, track: track,
                                                network: network)
-                    total += r3(duration)
-                    legs.append(["distance": .number(r3(distance)), "duration": .number(r3(duration)),
-                                 "weight": .number(r3(duration)), "summary": "", "steps": []])
+                    total += rounded(duration, places: 3)
+                    legs.append(["distance": .number(rounded(distance, places: 3)), "duration": .number(rounded(duration, places: 3)),
+                                 "weight": .number(rounded(duration, places: 3)), "summary": "", "steps": []])
                 }
                 previous = (i, m)
             }
             matchings.append([
-                "confidence": .number(r3(sub.confidence)), "distance": .number(r3(sub.length)),
-                "duration": .number(r3(total)), "weight": .number(r3(total)), "weight_name": "duration",
+                "confidence": .number(rounded(sub.confidence, places: 3)), "distance": .number(rounded(sub.length, places: 3)),
+                "duration": .number(rounded(total, places: 3)), "weight": .number(rounded(total, places: 3)), "weight_name": "duration",
                 "legs": .array(legs), "geometry": line(sub.geometry),
             ])
         }
@@ -247,7 +245,7 @@ public enum MatchOutput {
             guard i < result.fixes.count, let m = result.fixes[i] else { continue }
             tracepoints[inputRow(track, i)] = [
                 "location": position(m.coordinate), "name": .string(network.edges[m.edge].attributes.name ?? ""),
-                "distance": .number(r3(m.distance)), "hint": "", "matchings_index": .number(m.subMatch),
+                "distance": .number(rounded(m.distance, places: 3)), "hint": "", "matchings_index": .number(m.subMatch),
                 "waypoint_index": .number(waypointIndex[i]), "alternatives_count": 0,
             ]
         }

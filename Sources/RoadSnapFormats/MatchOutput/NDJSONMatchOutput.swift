@@ -41,10 +41,10 @@ public enum NDJSONMatchOutput {
             key(#"{"index":"#); key(String(k))
             key(#","edge_ids":"#)
             JSONValue.array(result.edgeSourceIDs(of: sub, in: network).map(MatchOutput.id)).write(into: &out)
-            key(#","length_m":"#); number(MatchOutput.r3(sub.length))
+            key(#","length_m":"#); number(rounded(sub.length, places: 3))
             key(#","duration_s":"#)
-            if let d = sub.duration { number(MatchOutput.r3(d)) } else { key("null") }
-            key(#","confidence":"#); number(MatchOutput.r3(sub.confidence))
+            if let d = sub.duration { number(rounded(d, places: 3)) } else { key("null") }
+            key(#","confidence":"#); number(rounded(sub.confidence, places: 3))
             key(#","first_fix":"#); key(String(MatchOutput.inputRow(track, sub.firstFix)))
             key(#","last_fix":"#); key(String(MatchOutput.inputRow(track, sub.lastFix)))
             key(#","matched_fixes":"#); key(String(sub.matchedFixCount))
@@ -81,8 +81,8 @@ public enum NDJSONMatchOutput {
                     key(",")
                     MatchOutput.id(network.edges[m.edge].sourceID).write(into: &out)
                     key(","); key(String(m.subMatch))
-                    key(","); number(MatchOutput.r3(m.offset))
-                    key(","); number(MatchOutput.r3(m.distance))
+                    key(","); number(rounded(m.offset, places: 3))
+                    key(","); number(rounded(m.distance, places: 3))
                     key(","); number(m.coordinate.latitude)
                     key(","); number(m.coordinate.longitude)
                 } else {

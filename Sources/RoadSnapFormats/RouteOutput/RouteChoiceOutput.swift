@@ -22,11 +22,11 @@ extension RouteOutput {
     public static func jsonObject(_ choice: RouteChoice, network: RoadNetwork? = nil) -> [String: Any] {
         var o = jsonObject(choice.result, network: network)
         guard let main = choice.options.first else { return o }
-        o["traffic_duration_s"] = round1(main.trafficDuration)
+        o["traffic_duration_s"] = rounded(main.trafficDuration, places: 1)
         o["cost_ms"] = Int(main.cost)
         o["alternatives"] = choice.options.dropFirst().map { a -> [String: Any] in
             var x = jsonObject(RouteResult(status: .ok, route: a.route), network: network)
-            x["traffic_duration_s"] = round1(a.trafficDuration)
+            x["traffic_duration_s"] = rounded(a.trafficDuration, places: 1)
             x["cost_ms"] = Int(a.cost)
             x["overlap"] = (a.overlap * 1000).rounded() / 1000
             x["stretch"] = (a.stretch * 1000).rounded() / 1000
@@ -45,8 +45,8 @@ extension RouteOutput {
                 features.append([
                     "type": "Feature",
                     "geometry": ["type": "LineString", "coordinates": leg.geometry.map(lonLat)],
-                    "properties": ["alternative": k + 1, "leg": i, "distance_m": round1(leg.distance),
-                                   "duration_s": round1(leg.duration), "traffic_duration_s": round1(a.trafficDuration),
+                    "properties": ["alternative": k + 1, "leg": i, "distance_m": rounded(leg.distance, places: 1),
+                                   "duration_s": rounded(leg.duration, places: 1), "traffic_duration_s": rounded(a.trafficDuration, places: 1),
                                    "overlap": (a.overlap * 1000).rounded() / 1000,
                                    "stretch": (a.stretch * 1000).rounded() / 1000] as [String: Any],
                 ])

@@ -41,18 +41,18 @@ public enum RouteOutput {
         if !result.message.isEmpty { o["message"] = result.message }
         if let i = result.waypointIndex { o["waypoint_index"] = i }
         guard let route = result.route else { return o }
-        o["distance_m"] = round1(route.distance)
-        o["duration_s"] = round1(route.duration)
+        o["distance_m"] = rounded(route.distance, places: 1)
+        o["duration_s"] = rounded(route.duration, places: 1)
         o["driving_side"] = route.drivingSide.rawValue
         o["legs"] = route.legs.map { leg -> [String: Any] in
             [
-                "distance_m": round1(leg.distance), "duration_s": round1(leg.duration),
+                "distance_m": rounded(leg.distance, places: 1), "duration_s": rounded(leg.duration, places: 1),
                 "origin": coord(leg.snappedOrigin), "destination": coord(leg.snappedDestination),
                 "geometry": leg.geometry.map(coord),
                 "segments": leg.segments.map { s -> [String: Any] in
-                    ["arc": s.arc, "edge": s.edge, "forward": s.isForward, "from_offset_m": round1(s.fromOffset),
-                     "to_offset_m": round1(s.toOffset), "duration_s": round1(s.duration),
-                     "distance_from_leg_start_m": round1(s.distanceFromLegStart),
+                    ["arc": s.arc, "edge": s.edge, "forward": s.isForward, "from_offset_m": rounded(s.fromOffset, places: 1),
+                     "to_offset_m": rounded(s.toOffset, places: 1), "duration_s": rounded(s.duration, places: 1),
+                     "distance_from_leg_start_m": rounded(s.distanceFromLegStart, places: 1),
                      "source_id": network.map { $0.edges[s.edge].sourceID.description } ?? ""]
                 },
                 "steps": leg.steps.map(stepObject),
@@ -65,8 +65,8 @@ public enum RouteOutput {
         var o: [String: Any] = [
             "step_number": s.stepNumber, "maneuver": s.maneuver.rawValue, "instruction": s.instruction,
             "location": coord(s.location), "road_name": s.simpleRoadName, "full_road_name": s.fullRoadName,
-            "distance_from_prev_step_m": round1(s.distanceFromPreviousStep),
-            "time_from_prev_step_s": round1(s.timeFromPreviousStep),
+            "distance_from_prev_step_m": rounded(s.distanceFromPreviousStep, places: 1),
+            "time_from_prev_step_s": rounded(s.timeFromPreviousStep, places: 1),
             "rounded_distance_from_prev_step_m": s.roundedDistanceFromPreviousStep,
             "rounded_time_from_prev_step_s": s.roundedTimeFromPreviousStep,
             "driving_side": s.drivingSide.rawValue, "roundabout_turn_number": s.roundaboutTurnNumber,
@@ -91,7 +91,7 @@ public enum RouteOutput {
             features.append([
                 "type": "Feature",
                 "geometry": ["type": "LineString", "coordinates": leg.geometry.map(lonLat)],
-                "properties": ["leg": i, "distance_m": round1(leg.distance), "duration_s": round1(leg.duration),
+                "properties": ["leg": i, "distance_m": rounded(leg.distance, places: 1), "duration_s": rounded(leg.duration, places: 1),
                                "edge_ids": edgeIDs(leg, network)] as [String: Any],
             ])
             for s in leg.steps {
@@ -132,7 +132,6 @@ public enum RouteOutput {
         }
         return ids
     }
-    static func round1(_ v: Double) -> Double { (v * 10).rounded() / 10 }
     private static func coord(_ c: GeoCoordinate) -> [Double] { [c.latitude, c.longitude] }
     static func lonLat(_ c: GeoCoordinate) -> [Double] { [c.longitude, c.latitude] }
 }
