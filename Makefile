@@ -11,6 +11,8 @@ APT_PACKAGES += libsimdjson-dev
 APT_PACKAGES += valgrind patchelf binutils
 # Pictures (issue 14): cairo's headers (cairo itself is loaded on first draw, CShims/libs.c) and the font it uses.
 APT_PACKAGES += libcairo2-dev fonts-dejavu-core
+# The HTML match report is opened in a real browser by one test (headless Chromium).
+APT_PACKAGES += chromium
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out
@@ -31,6 +33,8 @@ build: deps
 run: build
 	@mkdir -p $(OUT)
 	.build/release/roadsnap match --map $(SAMPLE_MAP) --format geojson --out $(OUT) $(SAMPLE_TRACK)
+	.build/release/roadsnap match --map $(SAMPLE_MAP) --format html --out $(OUT) $(SAMPLE_TRACK)
+	@echo "HTML report of the sample: $(CURDIR)/$(OUT)/$$(basename $(SAMPLE_TRACK) .csv).html"
 
 test: deps
 	$(SWIFT) test

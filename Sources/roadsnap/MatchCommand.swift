@@ -9,7 +9,7 @@ import RoadSnapFormats
 /// `roadsnap match`: map-matches many tracks in parallel, one output per track, a summary on stderr.
 enum MatchCommand {
     static let usage = "roadsnap match --map MAP [--sigma M|auto] [--beta B] [--radius M] [--candidates N] "
-        + "[--format geojson|csv|gpx|osrm] [--out DIR] [--jobs N] [--list FILE] TRACK|DIR... (- reads stdin)"
+        + "[--format geojson|csv|gpx|osrm|html] [--out DIR] [--jobs N] [--list FILE] TRACK|DIR... (- reads stdin)"
 
     /// What became of one track.
     struct Outcome: Sendable {
@@ -64,7 +64,7 @@ enum MatchCommand {
         try params.validate()
         let formatName = opts.string("format") ?? "geojson"
         guard let outputFormat = MatchOutput.Format(rawValue: formatName) else {
-            throw RoadSnapError.invalidArgument("--format must be geojson, csv, gpx or osrm, got '\(formatName)'")
+            throw RoadSnapError.invalidArgument("--format must be geojson, csv, gpx, osrm or html, got '\(formatName)'")
         }
         let paths = try trackPaths(opts.positionals, list: opts.string("list"))
         guard !paths.isEmpty else {
