@@ -94,6 +94,7 @@ capi-test: deps
 	$(CC) $(CAPI_CFLAGS) Tests/c/leak_canary.c -o $(CAPI_TEST_DIR)/leak_canary $$(pkg-config --cflags --libs roadsnap); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_libs.c -o $(CAPI_TEST_DIR)/test_libs $$(pkg-config --cflags --libs roadsnap); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_libs.c -o $(CAPI_TEST_DIR)/test_libs_static $$(pkg-config --static --cflags --libs roadsnap-static); \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_render.c -o $(CAPI_TEST_DIR)/test_render $$(pkg-config --cflags --libs roadsnap) -lm; \
 	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
 	$(SWIFT) build --product roadsnap
 	.build/debug/roadsnap compile --map Tests/RoadSnapCoreTests/Fixtures/osm/issue-70.osm.gz --out $(CAPI_TEST_DIR)/issue-70.rsmap
@@ -103,6 +104,8 @@ capi-test: deps
 	@# Signals, log handler, threads and version macros, through the shared library (under valgrind) and the archive.
 	env -u SWIFT_BACKTRACE $(VALGRIND) $(CAPI_TEST_DIR)/test_host $(CURDIR)
 	env -u SWIFT_BACKTRACE $(CAPI_TEST_DIR)/test_host_static $(CURDIR)
+	@# Pictures into caller-owned RGBA buffers (cairo loaded on the first draw; not under valgrind: fontconfig's caches).
+	$(CAPI_TEST_DIR)/test_render $(CURDIR)
 	@# GEOS and PROJ are loaded on first use, and a missing one is an error naming it (.so under valgrind, and .a).
 	$(VALGRIND) $(CAPI_TEST_DIR)/test_libs $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
 	$(CAPI_TEST_DIR)/test_libs $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap no-proj
