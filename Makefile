@@ -34,7 +34,7 @@ run: build
 	@mkdir -p $(OUT)
 	.build/release/roadsnap match --map $(SAMPLE_MAP) --format geojson --out $(OUT) $(SAMPLE_TRACK)
 	.build/release/roadsnap match --map $(SAMPLE_MAP) --format html --out $(OUT) $(SAMPLE_TRACK)
-	@echo "HTML report of the sample: $(CURDIR)/$(OUT)/$$(basename $(SAMPLE_TRACK) .csv).html"
+	@echo "HTML report of the sample: $(CURDIR)/$(OUT)/$$(basename $(SAMPLE_TRACK) .csv).matched.html"
 
 test: deps
 	$(SWIFT) test
