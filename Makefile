@@ -15,6 +15,8 @@ APT_PACKAGES += libcairo2-dev fonts-dejavu-core
 APT_PACKAGES += espeak-ng
 # The Spark job (issue 17): a Java runtime for local-mode Spark; pyspark from PyPI into .build/spark-venv.
 APT_PACKAGES += openjdk-17-jre-headless python3 python3-venv
+# The HTML match report is opened in a real browser by one test (headless Chromium).
+APT_PACKAGES += chromium
 SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out
@@ -35,6 +37,8 @@ build: deps
 run: build
 	@mkdir -p $(OUT)
 	.build/release/roadsnap match --map $(SAMPLE_MAP) --format geojson --out $(OUT) $(SAMPLE_TRACK)
+	.build/release/roadsnap match --map $(SAMPLE_MAP) --format html --out $(OUT) $(SAMPLE_TRACK)
+	@echo "HTML report of the sample: $(CURDIR)/$(OUT)/$$(basename $(SAMPLE_TRACK) .csv).matched.html"
 
 test: deps
 	$(SWIFT) test
@@ -97,6 +101,7 @@ capi-test: deps
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_route_choice.c -o $(CAPI_TEST_DIR)/test_route_choice $$(pkg-config --cflags --libs roadsnap) -lm; \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_libs.c -o $(CAPI_TEST_DIR)/test_libs_static $$(pkg-config --static --cflags --libs roadsnap-static); \
 	$(CC) $(CAPI_CFLAGS) Tests/c/test_stream.c -o $(CAPI_TEST_DIR)/test_stream $$(pkg-config --cflags --libs roadsnap) -lm; \
+	$(CC) $(CAPI_CFLAGS) Tests/c/test_render.c -o $(CAPI_TEST_DIR)/test_render $$(pkg-config --cflags --libs roadsnap) -lm; \
 	$(MAKE) --no-print-directory -C examples/c PKG_CONFIG_PATH=$$PKG_CONFIG_PATH OUT=$(CAPI_TEST_DIR)
 	$(SWIFT) build --product roadsnap
 	.build/debug/roadsnap compile --map Tests/RoadSnapCoreTests/Fixtures/osm/issue-70.osm.gz --out $(CAPI_TEST_DIR)/issue-70.rsmap
@@ -110,6 +115,8 @@ capi-test: deps
 	@# Signals, log handler, threads and version macros, through the shared library (under valgrind) and the archive.
 	env -u SWIFT_BACKTRACE $(VALGRIND) $(CAPI_TEST_DIR)/test_host $(CURDIR)
 	env -u SWIFT_BACKTRACE $(CAPI_TEST_DIR)/test_host_static $(CURDIR)
+	@# Pictures into caller-owned RGBA buffers (cairo loaded on the first draw; not under valgrind: fontconfig's caches).
+	$(CAPI_TEST_DIR)/test_render $(CURDIR)
 	@# GEOS and PROJ are loaded on first use, and a missing one is an error naming it (.so under valgrind, and .a).
 	$(VALGRIND) $(CAPI_TEST_DIR)/test_libs $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap
 	$(CAPI_TEST_DIR)/test_libs $(CURDIR) $(CAPI_TEST_DIR)/issue-70.rsmap no-proj

@@ -19,6 +19,7 @@ let suites: [(String, ([String]) throws -> Void)] = [
     ("capi", CAPIBenchmark.run),
     ("parse", ParseBenchmark.run),
     ("compiled", CompiledMapBenchmark.run),
+    ("render", RenderBenchmark.run),
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
 // Child processes of the `compiled` suite (one map open each, measured from a fresh process).

@@ -820,6 +820,65 @@ rs_status rs_navigator_get_reroute_offer(rs_navigator *navigator, rs_reroute_off
 /* Switches to the pending offer's route; RS_E_NO_ROUTE when there is none. */
 rs_status rs_navigator_accept_reroute_offer(rs_navigator *navigator);
 
+/* ---- Pictures (issue 14): the map view and the maneuver icons as caller-owned RGBA pixels ---------------------
+ * Drawing goes through cairo, which is not linked: it is loaded on the first drawing call (libcairo.so.2; Debian
+ * libcairo2 and fonts-dejavu-core; ROADSNAP_CAIRO_LIBRARY names another file), so a program that never draws does
+ * not map cairo, fontconfig or freetype. Without cairo these calls fail with RS_E_INVALID_ARGUMENT and a message
+ * naming the library. Pixels are straight (not premultiplied) RGBA, 4 bytes each, rows `stride` bytes apart. */
+
+#define RS_STYLE_LIGHT 0
+#define RS_STYLE_DARK 1
+#define RS_MAP_TYPE_NORMAL 0 /* roads by class, names along the larger ones */
+#define RS_MAP_TYPE_NONE 1   /* only the background and the my-location puck */
+
+/* The map view. Fill with rs_render_options_init (which sets `size`) and change what you need; a caller built
+ * against an older header passes its smaller `size` and gets the defaults for the fields it does not know. */
+typedef struct rs_render_options {
+    uint32_t size;                 /* sizeof(rs_render_options) */
+    uint32_t width, height;        /* frame in points, 1 .. 16384 pixels a side after `scale` (default 640 x 480) */
+    double scale;                  /* pixels per point, (0, 16] (default 1) */
+    double latitude, longitude;    /* camera target (default 0, 0) */
+    double zoom;                   /* web-Mercator zoom 0 .. 24 (default 16) */
+    double bearing;                /* degrees clockwise from north pointing up (default 0) */
+    double tilt;                   /* degrees 0 .. 60 (default 0) */
+    double padding_top, padding_left, padding_bottom, padding_right; /* points; the target is the padded centre */
+    int32_t style;                 /* RS_STYLE_LIGHT or RS_STYLE_DARK */
+    int32_t map_type;              /* RS_MAP_TYPE_NORMAL or RS_MAP_TYPE_NONE */
+    uint32_t background_rgba;      /* 0xRRGGBBAA; 0 for the style's own */
+    int32_t show_my_location;      /* nonzero: draw the my-location puck at my_latitude/my_longitude */
+    double my_latitude, my_longitude;
+    double my_course;              /* degrees, NaN unknown (no arrow) */
+    double my_accuracy;            /* metres, NaN unknown (no circle) */
+} rs_render_options;
+
+/* Defaults into *options (including its size). Errors: RS_E_NULL_ARGUMENT. [thread-safe] */
+rs_status rs_render_options_init(rs_render_options *options);
+
+/* Draws the map view of `map` (NULL: no roads) into out: pixel width x height, rows `stride` bytes apart,
+ * out_size bytes in all (>= stride * pixel height). Errors: RS_E_NULL_ARGUMENT, RS_E_INVALID_HANDLE,
+ * RS_E_INVALID_ARGUMENT (a value out of range: size, NaN camera, ...), RS_E_BUFFER_TOO_SMALL (stride or out_size;
+ * the message gives the sizes needed). [thread-safe] */
+rs_status rs_render_rgba(const rs_map *map, const rs_render_options *options, uint8_t *out, size_t stride,
+                         size_t out_size);
+
+/* A maneuver icon. Fill with rs_icon_options_init. */
+typedef struct rs_icon_options {
+    uint32_t size;                 /* sizeof(rs_icon_options) */
+    uint32_t pixels;               /* the icon is a square of this many pixels, 4 .. 16384 (default 96) */
+    int32_t style;                 /* RS_STYLE_LIGHT (dark symbols) or RS_STYLE_DARK (light symbols) */
+    int32_t left_hand_traffic;     /* nonzero: unspecified ramps on the left */
+    uint32_t background_rgba;      /* 0xRRGGBBAA; 0 for transparent */
+} rs_icon_options;
+
+/* Defaults into *options (including its size). Errors: RS_E_NULL_ARGUMENT. [thread-safe] */
+rs_status rs_icon_options_init(rs_icon_options *options);
+
+/* The icon of `maneuver` (the names of rs_route_step.maneuver: "turnLeft", "roundaboutExitClockwise", ...) into
+ * out (pixels x pixels, rows `stride` bytes apart, out_size bytes). Errors: RS_E_NULL_ARGUMENT,
+ * RS_E_INVALID_ARGUMENT (unknown maneuver, size), RS_E_BUFFER_TOO_SMALL. [thread-safe] */
+rs_status rs_maneuver_icon_rgba(const char *maneuver, const rs_icon_options *options, uint8_t *out, size_t stride,
+                                size_t out_size);
+
 #ifdef __cplusplus
 }
 #endif

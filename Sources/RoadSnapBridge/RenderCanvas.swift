@@ -55,8 +55,8 @@ public final class RenderCanvas {
     public let width: Double
     public let height: Double
     public let scale: Double
-    private var scratch: [Double] = []
-    private var counts: [Int32] = []
+    @usableFromInline var scratch: [Double] = []
+    @usableFromInline var counts: [Int32] = []
 
     /// A transparent canvas; fails naming the problem for a size outside 1...16384 pixels a side, a bad scale, or
     /// cairo not installed (Debian: libcairo2).
@@ -102,7 +102,7 @@ public final class RenderCanvas {
     }
 
     /// Adds a point to the polyline being collected.
-    @inline(__always) public func point(_ x: Double, _ y: Double) {
+    @inlinable public func point(_ x: Double, _ y: Double) {
         scratch.append(x)
         scratch.append(y)
         counts[counts.count - 1] += 1

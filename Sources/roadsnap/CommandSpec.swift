@@ -109,7 +109,7 @@ enum CommandSpecs {
     static let match = CommandSpec(
         name: "match", summary: "Map-match recorded tracks with a hidden Markov model (one output per track).",
         synopsis: "--map MAP [--sigma M|auto] [--beta B] [--radius M] [--candidates N] "
-            + "[--format geojson|csv|gpx|osrm] [--out DIR] [--jobs N] [--list FILE] TRACK|DIR... (- reads stdin)\n"
+            + "[--format geojson|csv|gpx|osrm|html] [--out DIR] [--jobs N] [--list FILE] TRACK|DIR... (- reads stdin)\n"
             + "       roadsnap match --map MAP --input ndjson [--format ndjson] [--geometry polyline6|polyline|coordinates] "
             + "[--per-fix yes|no] [--jobs N] < tracks.ndjson   (one track per line, docs/streaming.md)",
         flags: [map,
@@ -117,7 +117,8 @@ enum CommandSpecs {
                 Flag("beta", "B", "transition scale in metres (route vs straight-line distance)"),
                 Flag("radius", "M", "candidate search radius in metres"),
                 Flag("candidates", "N", "most candidates kept per fix"),
-                Flag("format", "geojson|csv|gpx|osrm|ndjson", "output format (default geojson; ndjson with --input ndjson)"),
+                Flag("format", "geojson|csv|gpx|osrm|html|ndjson",
+                     "output format (default geojson; html: a page with the picture; ndjson with --input ndjson)"),
                 Flag("input", "ndjson", "read tracks from standard input, one JSON object per line (streaming mode)"),
                 Flag("geometry", "polyline6|polyline|coordinates", "sub-match geometry encoding in ndjson output"),
                 Flag("per-fix", "yes|no", "include per-fix results in ndjson output (default yes)"),

@@ -64,7 +64,7 @@ enum MatchCommand {
         }
         let formatName = opts.string("format") ?? "geojson"
         guard let outputFormat = MatchOutput.Format(rawValue: formatName) else {
-            throw RoadSnapError.invalidArgument("--format must be geojson, csv, gpx or osrm, got '\(formatName)'")
+            throw RoadSnapError.invalidArgument("--format must be geojson, csv, gpx, osrm or html, got '\(formatName)'")
         }
         let paths = try trackPaths(opts.positionals, list: opts.string("list"))
         guard !paths.isEmpty else {

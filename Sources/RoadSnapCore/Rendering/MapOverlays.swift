@@ -50,7 +50,7 @@ public struct FixMark: Hashable, Sendable {
     }
 }
 
-/// What is drawn over the map, bottom to top: route lines, fixes, markers (then the my-location puck).
+/// What is drawn over the map, bottom to top: fixes, route lines, markers (then the my-location puck).
 public struct MapOverlays: Hashable, Sendable {
     public var routes: [RouteLine]
     public var fixes: [FixMark]

@@ -15,6 +15,8 @@ public final class MapRenderer {
     private var visible: [Int] = []
     /// Edges found in view by the last `draw` (all edges when the view covered the whole network).
     public private(set) var lastVisibleEdgeCount = 0
+    /// Whether roads are culled with the segment index (true); false draws every edge (a baseline for benchmarks).
+    public var cullsWithIndex = true
 
     /// A renderer for `network` (nil for overlays only).
     public init(network: RoadNetwork?) throws(RoadSnapError) {
@@ -54,8 +56,9 @@ public final class MapRenderer {
             findVisibleEdges(network, projection)
             drawRoads(network, projection, style, canvas)
         }
-        for route in overlays.routes { drawRoute(route, projection, style, canvas) }
+        // Fixes under the routes: matched points lie on them, raw fixes off them stay visible.
         drawFixes(overlays.fixes, projection, style, canvas)
+        for route in overlays.routes { drawRoute(route, projection, style, canvas) }
         for marker in overlays.markers { drawMarker(marker, projection, style, canvas) }
         if let me = options.myLocation { drawMyLocation(me, projection, style, canvas) }
     }
@@ -73,7 +76,7 @@ public final class MapRenderer {
                        GeoCoordinate(uncheckedLatitude: b.maxLatitude, longitude: b.maxLongitude),
                        GeoCoordinate(uncheckedLatitude: b.minLatitude, longitude: b.maxLongitude),
                        GeoCoordinate(uncheckedLatitude: b.maxLatitude, longitude: b.minLongitude)]
-        if corners.allSatisfy({ target.distance(to: $0) <= radius }) {
+        if !cullsWithIndex || corners.allSatisfy({ target.distance(to: $0) <= radius }) {
             visible.append(contentsOf: 0..<network.edges.count)
         } else if let frame, let query {
             let p = frame.forward(latitude: target.latitude, longitude: target.longitude)

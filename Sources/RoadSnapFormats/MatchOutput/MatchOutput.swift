@@ -4,6 +4,8 @@ import RoadSnapCore
 public enum MatchOutput {
     public enum Format: String, Sendable, CaseIterable {
         case geojson, csv, gpx, osrm
+        /// A self-contained HTML page with the map picture (issue 14; Pictures/MatchReport.swift).
+        case html
 
         /// File extension for outputs of this format.
         public var fileExtension: String {
@@ -12,6 +14,7 @@ public enum MatchOutput {
             case .csv: return "csv"
             case .gpx: return "gpx"
             case .osrm: return "json"
+            case .html: return "html"
             }
         }
     }
@@ -23,6 +26,7 @@ public enum MatchOutput {
         case .csv: return csv(result, track: track, network: network)
         case .gpx: return gpx(result, track: track)
         case .osrm: return osrm(result, track: track, network: network)
+        case .html: return MatchReport.html(result, track: track, network: network)
         }
     }
 
