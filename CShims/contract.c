@@ -648,7 +648,7 @@ static int nd_canceled(void *user) { return canceled((ch *)user) != 0; }
  * path through higher-ranked nodes undercuts. */
 static int nd_top(ch *c, int32_t *next_rank, double band) {
     const int32_t R = c->remaining_len;
-    if (R == 0) return 0;
+    if (R <= 0) return 0;
     int e = 0;
     int32_t *local = c->argmin; /* scratch: argmin is only used by the rounds */
     for (int32_t i = 0; i < R; i++) local[c->remaining[i]] = i;
