@@ -1075,12 +1075,12 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
     const char *switch_env = getenv("RSC_CH_SWITCH");
     const int64_t switch_factor = switch_env && atoi(switch_env) > 0 ? atoi(switch_env) : 32;
     int e = 0;
+    report(c, "priorities", 0); /* reported in every order, so callers see the same phases */
     if (mode != RSC_CH_ORDER_ND) {
-        report(c, "priorities", 0);
         e = parallel(c, task_priority, c->remaining, c->remaining_len);
         if (e) return e;
-        report(c, "priorities", 1);
     }
+    report(c, "priorities", 1);
 
     int32_t next_rank = 0, round = 0;
     const double tstart = seconds();
