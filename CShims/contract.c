@@ -648,7 +648,7 @@ static int nd_canceled(void *user) { return canceled((ch *)user) != 0; }
  * path through higher-ranked nodes undercuts. */
 static int nd_top(ch *c, int32_t *next_rank, double band) {
     const int32_t R = c->remaining_len;
-    if (R == 0) return 0;
+    if (R <= 0) return 0;
     int e = 0;
     int32_t *local = c->argmin; /* scratch: argmin is only used by the rounds */
     for (int32_t i = 0; i < R; i++) local[c->remaining[i]] = i;
@@ -1075,12 +1075,12 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
     const char *switch_env = getenv("RSC_CH_SWITCH");
     const int64_t switch_factor = switch_env && atoi(switch_env) > 0 ? atoi(switch_env) : 32;
     int e = 0;
+    report(c, "priorities", 0); /* reported in every order, so callers see the same phases */
     if (mode != RSC_CH_ORDER_ND) {
-        report(c, "priorities", 0);
         e = parallel(c, task_priority, c->remaining, c->remaining_len);
         if (e) return e;
-        report(c, "priorities", 1);
     }
+    report(c, "priorities", 1);
 
     int32_t next_rank = 0, round = 0;
     const double tstart = seconds();

@@ -93,4 +93,23 @@ import Testing
         }
         #expect(try Router(network: network, control: BuildControl()).hierarchyStatistics() != nil)
     }
+
+    /// Canceling inside the nested-dissection contraction (every "contracting" report of that order comes from it)
+    /// stops it too, at the next check.
+    @Test func cancelingTheNestedDissectionOrderStopsIt() throws {
+        let router = try RoutingTestData.router(RoutingTestData.monaco)
+        let g = router.profile(RoutingOptions()).graph
+        let cancellation = BuildCancellation()
+        let afterCancel = Mutex(0)
+        let control = BuildControl(progress: { p in
+            if cancellation.isCanceled { afterCancel.withLock { $0 += 1 } }
+            if p.phase == "contracting", p.fraction > 0.5 { cancellation.cancel() }
+        }, cancellation: cancellation)
+        #expect(throws: RoadSnapError.canceled("routing hierarchy")) {
+            _ = try ContractionHierarchy(graph: g, order: .nestedDissection, control: control)
+        }
+        #expect(cancellation.isCanceled)
+        #expect(afterCancel.withLock { $0 } <= 1)
+        #expect(try ContractionHierarchy(graph: g, order: .nestedDissection).coreSize == 0)
+    }
 }
