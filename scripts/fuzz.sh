@@ -12,7 +12,7 @@ cd "$root"
 swift=${SWIFT:-swift}
 swiftc=${SWIFTC:-$(dirname "$(readlink -f "$(command -v "$swift")")")/swiftc}
 build=.build/fuzz
-targets_all="gpx nmea csv geojson-track geojson-network osm-xml osm-pbf traffic rsmap capi"
+targets_all="gpx nmea csv geojson-track geojson-network osm-xml osm-pbf traffic rsmap rsmap-repaired capi"
 
 build_fuzzer() {
     "$swift" build --build-path "$build" --product RoadSnapCStatic \
