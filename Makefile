@@ -180,10 +180,12 @@ fuzz-build: deps
 	SWIFT=$(SWIFT) scripts/fuzz.sh build
 fuzz: fuzz-build
 	SWIFT=$(SWIFT) scripts/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_TARGETS)
-# Swift tests (which build CShims' C/C++ with the same sanitizers) under ASan+UBSan, the threaded ones under TSan.
+# Swift tests under ASan, CShims' C/C++ under ASan+UBSan (swiftc has no UBSan: UB in C traps), the threaded ones
+# under TSan.
+UBSAN_C := -Xcc -fsanitize=undefined -Xcc -fsanitize-trap=undefined -Xcxx -fsanitize=undefined -Xcxx -fsanitize-trap=undefined
 sanitize: sanitize-asan sanitize-tsan
 sanitize-asan: deps
-	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --build-path .build/asan --sanitize=address --sanitize=undefined
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --build-path .build/asan --sanitize=address $(UBSAN_C)
 sanitize-tsan: deps
 	$(SWIFT) test --build-path .build/tsan --sanitize=thread --filter '$(TSAN_FILTER)'
 

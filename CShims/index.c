@@ -481,7 +481,8 @@ int rsc_query_candidates(rsc_query *q, double x, double y, double radius, int us
     q->hits = h.items;
     q->hit_cap = h.cap;
     if (rc != RSC_OK) return rc;
-    qsort(h.items, h.count, sizeof(int32_t), rsc_cmp_i32);
+    /* No hit leaves h.items NULL, which qsort must not get (UBSan, issue 16). */
+    if (h.count > 1) qsort(h.items, h.count, sizeof(int32_t), rsc_cmp_i32);
     return rsc_scan(ix, h.items, h.count, x, y, radius, out, capacity);
 }
 

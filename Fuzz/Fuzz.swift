@@ -5,6 +5,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CShims
 import RoadSnapCAPI
 import RoadSnapCHeader
 import RoadSnapCore
@@ -12,7 +13,7 @@ import RoadSnapFormats
 
 enum Target: String, CaseIterable {
     case gpx, nmea, csv, geojsonTrack = "geojson-track", geojsonNetwork = "geojson-network", osmXML = "osm-xml"
-    case osmPBF = "osm-pbf", traffic, rsmap, capi
+    case osmPBF = "osm-pbf", traffic, rsmap, rsmapRepaired = "rsmap-repaired", capi
 }
 
 nonisolated(unsafe) var target = Target.gpx
@@ -64,7 +65,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case .osmXML: osm(bytes, suffix: ".osm")
     case .osmPBF: osm(bytes, suffix: ".osm.pbf")
     case .traffic: _ = try? TrafficFeedReader.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz.traffic")
-    case .rsmap: compiled(bytes)
+    case .rsmap: compiled(bytes, repair: false)
+    case .rsmapRepaired: compiled(bytes, repair: true)
     case .capi: capiSequence(bytes)
     }
     return 0
@@ -95,13 +97,39 @@ func osm(_ bytes: [UInt8], suffix: String) {
     if let n = try? RoadNetwork.load(osmPath: path, warn: { _ in }) { use(n) }
 }
 
-/// A compiled map from memory (64-byte aligned copy), verified at open and lazily.
-func compiled(_ bytes: [UInt8]) {
+/// A compiled map from memory (64-byte aligned copy), verified at open and lazily. With `repair`, the file size,
+/// the checksums of the sections lying inside the file, of the section table and of the header are recomputed
+/// first, so mutations reach the structural checks behind the checksums (a map crafted to pass them).
+func compiled(_ bytes: [UInt8], repair: Bool) {
     guard !bytes.isEmpty else { return }
     var raw: UnsafeMutableRawPointer? = nil
     guard posix_memalign(&raw, 64, bytes.count) == 0, let raw else { return }
     defer { free(raw) }
     bytes.withUnsafeBytes { raw.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+    let headerSize = MemoryLayout<rsc_rsmap_header>.size, entrySize = MemoryLayout<rsc_rsmap_section>.size
+    if repair, bytes.count >= headerSize {
+        var header = raw.loadUnaligned(as: rsc_rsmap_header.self)
+        header.file_size = UInt64(bytes.count)
+        let count = Int(min(header.section_count, 4096))
+        let tableOffset = header.section_table_offset
+        if tableOffset >= UInt64(headerSize), tableOffset <= UInt64(bytes.count),
+           UInt64(count * entrySize) <= UInt64(bytes.count) - tableOffset
+        {
+            for i in 0..<count {
+                let at = raw + Int(tableOffset) + i * entrySize
+                var entry = at.loadUnaligned(as: rsc_rsmap_section.self)
+                let (length, overflow) = entry.count.multipliedReportingOverflow(by: UInt64(entry.element_size))
+                if !overflow, entry.offset <= UInt64(bytes.count), length <= UInt64(bytes.count) - entry.offset {
+                    entry.hash = rsc_hash64(raw + Int(entry.offset), Int(length), 0)
+                    at.storeBytes(of: entry, as: rsc_rsmap_section.self)
+                }
+            }
+            header.section_table_hash = rsc_hash64(raw + Int(tableOffset), count * entrySize, 0)
+        }
+        header.header_hash = 0
+        header.header_hash = withUnsafeBytes(of: &header) { rsc_hash64($0.baseAddress, $0.count, 0) }
+        raw.storeBytes(of: header, as: rsc_rsmap_header.self)
+    }
     for verification in [CompiledMapFile.Verification.all, .lazy] {
         if let n = try? CompiledMap.open(bytes: raw, size: bytes.count, name: "fuzz.rsmap", verification: verification) {
             use(n)

@@ -12,7 +12,7 @@ cd "$root"
 swift=${SWIFT:-swift}
 swiftc=${SWIFTC:-$(dirname "$(readlink -f "$(command -v "$swift")")")/swiftc}
 build=.build/fuzz
-targets_all="gpx nmea csv geojson-track geojson-network osm-xml osm-pbf traffic rsmap capi"
+targets_all="gpx nmea csv geojson-track geojson-network osm-xml osm-pbf traffic rsmap rsmap-repaired capi"
 
 build_fuzzer() {
     "$swift" build --build-path "$build" --product RoadSnapCStatic \
@@ -35,9 +35,10 @@ run_fuzzer() {
         mkdir -p "$build/corpus/$t"
         cp -n Fuzz/corpus/"$t"/* "$build/corpus/$t/" 2>/dev/null || true
         local log="$build/$t.log"
-        # -rss_limit_mb: a parser may use memory, not without bound; -timeout: no input may hang.
+        # -rss_limit_mb: a parser may use memory, not without bound; -timeout: no input may hang (60 s: on a loaded
+        # machine under ASan a 2,700 km road takes ~26 s to index, linear in its length, see docs/reliability.md).
         if ! ROADSNAP_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-            "$build/roadsnap-fuzz" "$build/corpus/$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+            "$build/roadsnap-fuzz" "$build/corpus/$t" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
             -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" ${FUZZ_FLAGS:-} > "$log" 2>&1; then
             failed=1
             echo "$t: CRASH (see $log, $build/crashes/$t-*)"
