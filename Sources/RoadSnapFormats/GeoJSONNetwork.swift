@@ -65,8 +65,10 @@ public enum GeoJSONNetworkReader {
         }
         for (i, feature) in features.enumerated() {
             let props = doc.member(feature, "properties").flatMap { doc.kind($0) == .object ? $0 : nil }
+            // `highway=road` (OSM: a road of unknown class) is what converted research graphs tag every road with:
+            // kept, as a road of unknown class like a feature without `highway`.
             if let p = props, let highway = JSONInput.text(doc, doc.member(p, "highway")),
-               RoadClass(highway: highway) == nil
+               RoadClass(highway: highway) == nil, highway != "road"
             {
                 notCarRoads[highway, default: 0] += 1
                 continue

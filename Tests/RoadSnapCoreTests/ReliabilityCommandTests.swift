@@ -395,13 +395,15 @@ import Glibc
             {"type": "Feature", "id": 3, "properties": {"highway": "cycleway"},
              "geometry": {"type": "LineString", "coordinates": [[2.9640, 48.5150], [2.9650, 48.5160]]}},
             {"type": "Feature", "id": 4, "properties": {"oneway": true},
-             "geometry": {"type": "LineString", "coordinates": [[2.9640, 48.5150], [2.9660, 48.5150]]}}
+             "geometry": {"type": "LineString", "coordinates": [[2.9640, 48.5150], [2.9660, 48.5150]]}},
+            {"type": "Feature", "id": 5, "properties": {"highway": "road"},
+             "geometry": {"type": "LineString", "coordinates": [[2.9660, 48.5150], [2.9670, 48.5150]]}}
             ]}
             """
         var warnings: [String] = []
         let network = try GeoJSONNetworkReader.read(bytes: Array(text.utf8), name: "mixed.geojson",
                                                     warn: { warnings.append($0) })
-        #expect(Set(network.edges.map(\.sourceID)) == [.number(1), .number(4)])
+        #expect(Set(network.edges.map(\.sourceID)) == [.number(1), .number(4), .number(5)])  // highway=road is a road
         #expect(warnings == ["mixed.geojson: left out 2 feature(s) whose highway is not a car road: "
                                  + "highway=cycleway (1), highway=footway (1)"])
     }
