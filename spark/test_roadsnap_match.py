@@ -2,8 +2,8 @@
 """The Spark job against the CLI, for real (make spark-test, part of make test).
 
 Spark local mode on (1) the bundled sample drive (Samples/) and (2) the 70 Kubicka development tracks (the 20 of
-subset/ and the 50 of more50.tar.xz from ../shared/data/kubicka2015_mapmatching, merged into one network by
-spark/tools/kubicka_fixture.py under .build/). For every track, the Parquet written by the job equals the CLI's
+subset/ and the 50 of more50.tar.xz of the dataset, merged into one network by spark/tools/kubicka_fixture.py; the
+result is committed in spark/fixtures/kubicka70, or rebuilt with --kubicka-src DIR). For every track, the Parquet written by the job equals the CLI's
 file-based output (`roadsnap match --format geojson`: its fix points and sub-match lines): same rows, edges,
 sub-matches, offsets, distances, matched positions, lengths, confidences and geometries. A bad track (one with no
 usable fix) lands in errors/ and does not fail the job.
@@ -14,7 +14,9 @@ Usage: test_roadsnap_match.py --roadsnap BIN [--work DIR] [--kubicka-src DIR]
 import argparse
 import csv
 import json
+import lzma
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -141,7 +143,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--roadsnap", required=True)
     p.add_argument("--work", default=os.path.join(ROOT, ".build", "spark-test"))
-    p.add_argument("--kubicka-src", default=os.path.join(ROOT, "..", "shared", "data", "kubicka2015_mapmatching"))
+    p.add_argument("--kubicka-src", default=None,
+                   help="rebuild the 70-track fixture from the dataset folder (subset/ and more50.tar.xz) instead of "
+                        "using spark/fixtures/kubicka70")
     a = p.parse_args()
     binary = os.path.abspath(a.roadsnap)
     os.makedirs(a.work, exist_ok=True)
@@ -173,18 +177,28 @@ def main():
     fixes_csv = os.path.join(kub, "fixes.input")
     krsmap = os.path.join(kub, "network.rsmap")
     if not os.path.exists(krsmap):
-        src = os.path.join(a.work, "kubicka-src")
-        if not os.path.isdir(os.path.join(src, "more50")):
-            os.makedirs(os.path.join(src, "more50"), exist_ok=True)
-            with tarfile.open(os.path.join(a.kubicka_src, "more50.tar.xz")) as t:
-                t.extractall(os.path.join(src, "more50"))
-        more = os.path.join(src, "more50")
-        while len(os.listdir(more)) == 1 and os.path.isdir(os.path.join(more, os.listdir(more)[0])):
-            more = os.path.join(more, os.listdir(more)[0])
-        run([sys.executable, os.path.join(HERE, "tools", "kubicka_fixture.py"), kub,
-             os.path.join(a.kubicka_src, "subset"), more, "--margin=60"])
-        os.rename(os.path.join(kub, "fixes.csv"), fixes_csv)
+        os.makedirs(kub, exist_ok=True)
+        fixture = os.path.join(HERE, "fixtures", "kubicka70")
+        if a.kubicka_src is None:
+            # The committed fixture (spark/fixtures/kubicka70/SOURCE.md): the merged network and the fixes, xz'd.
+            for name, out in (("network.geojson.xz", "network.geojson"), ("fixes.csv.xz", "fixes.input")):
+                with lzma.open(os.path.join(fixture, name)) as src, open(os.path.join(kub, out), "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+        else:
+            # Rebuilt from the dataset (as the committed fixture was made).
+            src = os.path.join(a.work, "kubicka-src")
+            if not os.path.isdir(os.path.join(src, "more50")):
+                os.makedirs(os.path.join(src, "more50"), exist_ok=True)
+                with tarfile.open(os.path.join(a.kubicka_src, "more50.tar.xz")) as t:
+                    t.extractall(os.path.join(src, "more50"))
+            more = os.path.join(src, "more50")
+            while len(os.listdir(more)) == 1 and os.path.isdir(os.path.join(more, os.listdir(more)[0])):
+                more = os.path.join(more, os.listdir(more)[0])
+            run([sys.executable, os.path.join(HERE, "tools", "kubicka_fixture.py"), kub,
+                 os.path.join(a.kubicka_src, "subset"), more, "--margin=60"])
+            os.rename(os.path.join(kub, "fixes.csv"), fixes_csv)
         run([binary, "compile", "--map", os.path.join(kub, "network.geojson"), "--out", krsmap])
+        check(os.path.exists(krsmap), f"kubicka: {krsmap} was not compiled")
         write_tracks(fixes_csv, kub)
     n_tracks = len([f for f in os.listdir(kub) if f.endswith(".csv")])
     check(n_tracks == 70, f"kubicka: {n_tracks} tracks, expected 70")
