@@ -51,10 +51,10 @@ enum NavigationBenchmark {
         }
         row("Snapper.snap per fix (baseline)", base)
 
-        // The online matcher alone.
-        let matcher = try OnlineMatcher(network: network)
-        let hmm = measureFed(items: n, nextBatch) { for f in $0 { _ = matcher.update(f) } }
-        row("OnlineMatcher.update (lag 0)", hmm)
+        // The matching engine's streaming mode alone (what the provider runs per fix).
+        let matcher = try StreamMatcher(network: network, maxLag: 0)
+        let hmm = measureFed(items: n, nextBatch) { for f in $0 { try? matcher.push(f); _ = matcher.result(lag: 0) } }
+        row("StreamMatcher push + result (lag 0)", hmm)
 
         // A session whose provider is updating, with a counting listener on provider and navigator.
         let clock = VirtualClock(start: drive.first?.time ?? 0)
