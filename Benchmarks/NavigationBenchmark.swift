@@ -8,12 +8,16 @@ import RoadSnapFormats
 enum NavigationBenchmark {
     /// Counts listener calls (the work a listener does is not what is measured).
     final class CountingListener: RoadSnappedLocationProviderListener, NavigatorListener, @unchecked Sendable {
-        var locations = 0, onRoad = 0, navigatorEvents = 0
+        var locations = 0, onRoad = 0, navigatorEvents = 0, routeChanges = 0, rerouting = 0
+        func navigatorDidChangeRoute(_ navigator: Navigator) { routeChanges += 1 }
         func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation) {
             locations += 1
             if location.isOnRoad { onRoad += 1 }
         }
-        func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) { navigatorEvents += 1 }
+        func navigator(_ navigator: Navigator, didUpdate navInfo: NavInfo) {
+            navigatorEvents += 1
+            if navInfo.navState == .rerouting { rerouting += 1 }
+        }
         func navigator(_ navigator: Navigator, didUpdateRemainingDistance distance: Double) { navigatorEvents += 1 }
     }
 
@@ -36,6 +40,10 @@ enum NavigationBenchmark {
             return out
         }
         let n = drive.count * 5
+        if let soak = args.first(where: { $0.hasPrefix("soak=") }).flatMap({ Int($0.dropFirst(5)) }) {
+            try runSoak(fixes: soak, router: router, drive: drive, span: span)
+            return
+        }
         print("map: Samples/bellevue-issue147.osm.gz  \(network.edges.count) edges; drive: \(drive.count) fixes at 1 Hz")
         print("one thread, release build; ns/fix: median and p99 over timed iterations (\(n) fixes each)")
         print("path                                              fixes/s   median ns   p99 ns")
@@ -51,10 +59,10 @@ enum NavigationBenchmark {
         }
         row("Snapper.snap per fix (baseline)", base)
 
-        // The online matcher alone.
-        let matcher = try OnlineMatcher(network: network)
-        let hmm = measureFed(items: n, nextBatch) { for f in $0 { _ = matcher.update(f) } }
-        row("OnlineMatcher.update (lag 0)", hmm)
+        // The matching engine's streaming mode alone (what the provider runs per fix).
+        let matcher = try StreamMatcher(network: network, maxLag: 0)
+        let hmm = measureFed(items: n, nextBatch) { for f in $0 { try? matcher.push(f); _ = matcher.result(lag: 0) } }
+        row("StreamMatcher push + result (lag 0)", hmm)
 
         // A session whose provider is updating, with a counting listener on provider and navigator.
         let clock = VirtualClock(start: drive.first?.time ?? 0)
@@ -112,6 +120,44 @@ enum NavigationBenchmark {
         row("per-fix latency, provider inline", Stats(latencies))
         print("listener calls: \(counter.locations) locations (\(fmt(100 * Double(counter.onRoad) / Double(max(1, counter.locations)), 1, width: 0))% on road), \(counter3.navigatorEvents) guidance events")
         print("provider path vs plain snap: \(fmt(sync.median / base.median, 2, width: 0))x the cost per fix")
+    }
+
+    /// `soak=N`: N fixes (the drive replayed with shifting times) through the provider under guidance to the drive's
+    /// end (destinations set again at each replay; reroutes where the driver leaves the route), listener inline:
+    /// process RSS after the first replay and at the end.
+    static func runSoak(fixes total: Int, router: Router, drive: [Fix], span: Double) throws {
+        let clock = VirtualClock(start: drive.first?.time ?? 0)
+        let session = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
+        let counter = CountingListener()
+        session.roadSnappedLocationProvider.add(counter)
+        session.navigator.add(counter)
+        session.roadSnappedLocationProvider.startUpdatingLocation()
+        let destination = Waypoint(coordinate: drive[drive.count - 1].coordinate)
+        var fed = 0, replay = 0, firstRSS = -1
+        let start = nowNanoseconds()
+        while fed < total {
+            let shift = Double(replay) * span
+            for (i, f) in drive.enumerated() where fed < total {
+                var g = f
+                g.time = f.time.map { $0 + shift }
+                session.roadSnappedLocationProvider.updateLocation(with: g)
+                if i == 0 {
+                    let done = DispatchSemaphore(value: 0)
+                    session.navigator.setDestinations([destination]) { _ in done.signal() }
+                    done.wait()
+                    session.navigator.isGuidanceActive = true
+                }
+                fed += 1
+            }
+            replay += 1
+            if replay == 1 { firstRSS = StreamBenchmark.rssKilobytes() }
+        }
+        let seconds = Double(nowNanoseconds() - start) / 1e9
+        print("soak: \(fed) fixes through the provider under guidance (\(replay) replays), "
+              + "\(counter.locations) locations (\(counter.onRoad) on road), \(counter.navigatorEvents) guidance events, "
+              + "\(counter.routeChanges) route changes (\(counter.rerouting) nav infos while rerouting), "
+              + "\(fmt(Double(fed) / seconds, 0, width: 0)) fixes/s; process RSS \(firstRSS) kB after the first replay, "
+              + "\(StreamBenchmark.rssKilobytes()) kB at the end")
     }
 
     /// Like `measure`, but the batch is prepared outside the timed part.

@@ -65,10 +65,10 @@ struct Harness {
     let queue = DispatchQueue(label: "test.listeners")
     let recorder = EventRecorder()
 
-    init(map: String, start: Double, matcher: OnlineMatcher.Options = OnlineMatcher.Options()) throws {
+    init(map: String, start: Double, matching: NavigationMatchOptions = NavigationMatchOptions()) throws {
         clock = VirtualClock(start: start)
         session = try NavigationSession(router: try NavigationFixtures.router(map), clock: clock, listenerQueue: queue,
-                                        matcherOptions: matcher)
+                                        matching: matching)
         session.navigator.add(recorder)
         session.roadSnappedLocationProvider.add(recorder)
         session.roadSnappedLocationProvider.startUpdatingLocation()
@@ -419,9 +419,8 @@ func waypoint(_ lat: Double, _ lon: Double, _ title: String) -> Waypoint {
 
     @Test func lagBoundedMatchingAnswersEachFixLagFixesLater() throws {
         let fixes = Array(try Self.drive().prefix(300))
-        var options = OnlineMatcher.Options()
-        options.lag = 3
-        let h = try Harness(map: TestData.bellevueMap, start: fixes[0].time ?? 0, matcher: options)
+        let h = try Harness(map: TestData.bellevueMap, start: fixes[0].time ?? 0,
+                            matching: NavigationMatchOptions(lag: 3))
         for f in fixes { h.session.roadSnappedLocationProvider.updateLocation(with: f) }
         h.onQueue {
             let locations = h.recorder.locations

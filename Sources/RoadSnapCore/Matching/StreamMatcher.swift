@@ -8,6 +8,10 @@ public struct StreamMatch: Hashable, Sendable {
     public var isForward: Bool { arc & 1 == 0 }
     /// Metres along the arc from its tail.
     public var offset: Double
+    /// Metres from the edge's geometry start (`offset` turned round for an arc against the geometry).
+    public var edgeOffset: Double
+    /// Bearing of the road at the matched point in the arc's travel direction, degrees [0, 360).
+    public var bearing: Double
     /// The matched point (local metres of the network's frame) and its coordinate.
     public var point: LocalPoint
     public var coordinate: GeoCoordinate
@@ -47,6 +51,9 @@ public final class StreamMatcher {
 
     public var maxLag: Int { stream.maxLag }
 
+    /// The coordinate in the network's local frame (what `push(_:at:)` takes).
+    public func project(_ c: GeoCoordinate) -> LocalPoint { frame.forward(latitude: c.latitude, longitude: c.longitude) }
+
     /// Pushes one fix (its local position is computed here, once).
     public func push(_ fix: Fix) throws(RoadSnapError) {
         let p = frame.forward(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
@@ -63,7 +70,11 @@ public final class StreamMatcher {
     public func result(lag: Int = 0) -> StreamMatch? {
         guard let f = stream.result(lag: lag), f.arc >= 0 else { return nil }
         let g = frame.inverse(f.point)
-        return StreamMatch(arc: f.arc, offset: f.offset, point: f.point,
+        let edge = f.arc >> 1, forward = f.arc & 1 == 0
+        let edgeOffset = forward ? f.offset : max(0, network.edges[edge].length - f.offset)
+        let along = network.bearing(onEdge: edge, offset: edgeOffset)
+        let bearing = forward ? along : (along + 180).truncatingRemainder(dividingBy: 360)
+        return StreamMatch(arc: f.arc, offset: f.offset, edgeOffset: edgeOffset, bearing: bearing, point: f.point,
                            coordinate: GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude),
                            distance: f.distance, held: f.held)
     }

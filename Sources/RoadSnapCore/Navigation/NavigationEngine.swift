@@ -69,10 +69,19 @@ final class NavigationEngine: @unchecked Sendable {
     var isUpdatingLocation = false
     var allowsBackgroundLocationUpdates = false
     var providerListeners: [WeakLocationListener] = []
-    let matcher: OnlineMatcher
+    /// The matching engine's streaming mode: every matched location comes from it (arc, offset, point, held fix).
+    let matcher: StreamMatcher
+    let matchOptions: NavigationMatchOptions
     var lastLocation: RoadSnappedLocation?
     var lastRawFix: Fix?
     private var lastRawPoint: LocalPoint?
+    /// The raw fixes of the lag window (ring of lag + 1, indexed by push count) and their local points.
+    private var windowFixes: [Fix]
+    private var windowPoints: [LocalPoint]
+    /// Fixes pushed since the matcher's last reset.
+    private var pushed = 0
+    /// A reroute happened: the matcher restarts (after answering its held fixes) at the next fix.
+    private var matchResetPending = false
 
     // Navigator.
     var navigatorListeners: [WeakNavigatorListener] = []
@@ -130,13 +139,18 @@ final class NavigationEngine: @unchecked Sendable {
     private var simulationTimer: ClockTimer?
 
     init(network: RoadNetwork, router: Router, clock: NavigationClock, listenerQueue: DispatchQueue?,
-         matcherOptions: OnlineMatcher.Options) throws(RoadSnapError)
+         matchOptions: NavigationMatchOptions) throws(RoadSnapError)
     {
         self.network = network
         self.router = router
         self.clock = clock
         self.listenerQueue = listenerQueue
-        matcher = try OnlineMatcher(network: network, options: matcherOptions)
+        matcher = try StreamMatcher(network: network, parameters: matchOptions.parameters, maxLag: matchOptions.lag,
+                                    routeBonus: matchOptions.routeBonus)
+        self.matchOptions = matchOptions
+        let window = matchOptions.lag + 1
+        windowFixes = [Fix](repeating: Fix(coordinate: GeoCoordinate(uncheckedLatitude: 0, longitude: 0)), count: window)
+        windowPoints = [LocalPoint](repeating: LocalPoint(x: 0, y: 0), count: window)
         announcer.options.units = DistanceUnits.default(for: network.bounds)
     }
 
@@ -210,13 +224,13 @@ final class NavigationEngine: @unchecked Sendable {
 
     // MARK: Raw fixes
 
-    /// Processes one raw fix (lock held): snap, then update the navigator.
+    /// Processes one raw fix (lock held): match it, then update the navigator with the answer that became final.
     func process(_ raw: Fix, _ events: inout [NavigationEvent]) {
         guard isStarted else { return }
         var fix = raw
         if fix.time == nil { fix.time = clock.now }
         let time = fix.time ?? 0
-        let point = matcher.snapper.project(fix.coordinate)
+        let point = matcher.project(fix.coordinate)
         // Speed from the previous fix when the receiver gives none.
         if fix.speed == nil, let last = lastRawFix, let lastPoint = lastRawPoint, let t0 = last.time, time > t0,
            time - t0 <= 10
@@ -225,33 +239,67 @@ final class NavigationEngine: @unchecked Sendable {
                 .squareRoot()
             fix.speed = d / (time - t0)
         }
-        let result = matcher.update(fix, at: point)
+        // A restart after a reroute (the old route's history no longer applies), after a long gap or when time runs
+        // backwards: the fixes still held by the lag are answered first.
+        if let t0 = lastRawFix?.time, time - t0 > matchOptions.parameters.maxGap || time < t0 {
+            matchResetPending = true
+        }
+        if matchResetPending {
+            matchResetPending = false
+            restartMatching(&events)
+        }
         lastRawFix = fix
         lastRawPoint = point
-        // With a lag, matches held back by a restart come first; a fix without a road passes through raw.
-        for m in result.released { emit(location(of: m), raw: m.fix, &events) }
-        if let m = result.match {
-            emit(location(of: m), raw: m.fix, &events)
-        } else if result.unmatched {
-            emit(RoadSnappedLocation(coordinate: fix.coordinate, altitude: fix.altitude ?? .nan,
-                                     course: fix.course ?? -1, speed: fix.speed ?? -1, timestamp: time,
-                                     horizontalAccuracy: fix.horizontalAccuracy ?? -1), raw: fix, &events)
+        do {
+            try matcher.push(fix, at: point)
+        } catch {
+            // Out of memory: the stream was reset; this fix passes through unmatched.
+            pushed = 0
+            emit(unmatched: fix, point: point, &events)
+            return
+        }
+        let lag = matchOptions.lag
+        let slot = pushed % (lag + 1)
+        windowFixes[slot] = fix
+        windowPoints[slot] = point
+        pushed += 1
+        if pushed > lag { answer(lag: lag, &events) }
+    }
+
+    /// Emits the matcher's answer for the fix pushed `lag` fixes before the newest (lock held); a fix without a road
+    /// passes through raw.
+    private func answer(lag: Int, _ events: inout [NavigationEvent]) {
+        let slot = (pushed - 1 - lag) % (matchOptions.lag + 1)
+        let fix = windowFixes[slot], point = windowPoints[slot]
+        if let m = matcher.result(lag: lag) {
+            let location = RoadSnappedLocation(
+                coordinate: m.coordinate, altitude: fix.altitude ?? .nan, course: m.bearing, speed: fix.speed ?? -1,
+                timestamp: fix.time ?? clock.now, horizontalAccuracy: fix.horizontalAccuracy ?? -1, edge: m.edge,
+                isForward: m.isForward, offset: m.edgeOffset, distanceFromFix: m.distance)
+            emit(location, raw: fix, point: point, &events)
+        } else {
+            emit(unmatched: fix, point: point, &events)
         }
     }
 
-    private func location(of m: OnlineMatcher.Match) -> RoadSnappedLocation {
-        RoadSnappedLocation(coordinate: m.coordinate, altitude: m.fix.altitude ?? .nan, course: m.bearing,
-                            speed: m.fix.speed ?? -1, timestamp: m.fix.time ?? clock.now,
-                            horizontalAccuracy: m.fix.horizontalAccuracy ?? -1, edge: m.edge, isForward: m.isForward,
-                            offset: m.offset, distanceFromFix: m.distance)
+    /// Answers the fixes still held back by the lag (oldest first), then forgets the matcher's history (lock held).
+    private func restartMatching(_ events: inout [NavigationEvent]) {
+        let held = min(matchOptions.lag, pushed)
+        for k in stride(from: held - 1, through: 0, by: -1) { answer(lag: k, &events) }
+        matcher.reset()
+        pushed = 0
+    }
+
+    private func emit(unmatched fix: Fix, point: LocalPoint, _ events: inout [NavigationEvent]) {
+        emit(RoadSnappedLocation(coordinate: fix.coordinate, altitude: fix.altitude ?? .nan, course: fix.course ?? -1,
+                                 speed: fix.speed ?? -1, timestamp: fix.time ?? clock.now,
+                                 horizontalAccuracy: fix.horizontalAccuracy ?? -1), raw: fix, point: point, &events)
     }
 
     /// Reports a location and moves the navigator on with it (lock held).
-    private func emit(_ location: RoadSnappedLocation, raw: Fix, _ events: inout [NavigationEvent]) {
+    private func emit(_ location: RoadSnappedLocation, raw: Fix, point: LocalPoint, _ events: inout [NavigationEvent]) {
         lastLocation = location
         if isUpdatingLocation { events.append(.location(location)) }
-        let point = raw.time == lastRawFix?.time && raw.coordinate == lastRawFix?.coordinate
-            ? (lastRawPoint ?? matcher.snapper.project(raw.coordinate)) : matcher.snapper.project(raw.coordinate)
         updateNavigator(location, fix: raw, point: point, &events)
     }
 
@@ -465,8 +513,9 @@ final class NavigationEngine: @unchecked Sendable {
         rerouteRetryAt = nil
         install(newRoute, &events)
         navState = .enroute
+        matchResetPending = true
         // A new route that is no longer than the arrival radius means the driver is there.
-        if arrive(location, point: matcher.snapper.project(fix.coordinate), located: true, &events) { return }
+        if arrive(location, point: matcher.project(fix.coordinate), located: true, &events) { return }
         appendNavInfo(&events, force: true)
     }
 
@@ -482,7 +531,7 @@ final class NavigationEngine: @unchecked Sendable {
     func startLeg(_ events: inout [NavigationEvent]) {
         guard let route, legIndex < route.legs.count else { return }
         let leg = route.legs[legIndex]
-        tracker = LegTracker(leg: leg, destinationPoint: matcher.snapper.project(leg.snappedDestination))
+        tracker = LegTracker(leg: leg, destinationPoint: matcher.project(leg.snappedDestination))
         arrivedAtCurrentLeg = false
         offRouteCount = 0
         wrongCourseCount = 0
@@ -494,9 +543,9 @@ final class NavigationEngine: @unchecked Sendable {
         announcer.reset()
         offers.pending = nil
         routeChangedPending = true
-        var arcs = [Bool](repeating: false, count: network.edges.count * 2)
-        for s in route.legs[legIndex].segments { arcs[s.arc] = true }
-        matcher.routeArcs = arcs
+        // The route's arcs come from the same network as the matcher's graph: setting them cannot fail on range;
+        // out of memory leaves the matcher without a route bias.
+        try? matcher.setRoute(arcs: route.legs[legIndex].segments.map { Int32($0.arc) })
         if isGuidanceActive { navState = .enroute }
         events.append(.routeChanged)
         if case .path(_, _, true) = simulation { simulation = .path(currentLegPath(), distance: 0, followsRoute: true) }
@@ -509,7 +558,7 @@ final class NavigationEngine: @unchecked Sendable {
         legIndex = 0
         isGuidanceActive = false
         navState = .stopped
-        matcher.routeArcs = []
+        try? matcher.setRoute(arcs: [])
         traveledPath.removeAll()
         delayCategory = .noData
         if had { events.append(.routeChanged) }
@@ -619,7 +668,7 @@ final class NavigationEngine: @unchecked Sendable {
         case let .path(path, distance, _):
             let s = path.state(at: distance)
             let atEnd = distance >= path.length - 1e-6
-            let g = matcher.snapper.frame.inverse(s.point)
+            let g = matcher.frame.inverse(s.point)
             let c = GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude)
             let speed = simulationPaused || atEnd ? 0 : s.speed * speedMultiplier
             fix = Fix(coordinate: jittered(c), time: now, course: s.course, speed: speed,
@@ -633,8 +682,8 @@ final class NavigationEngine: @unchecked Sendable {
         guard isJitterEnabled else { return c }
         let r = jitterSigma * (-2 * RSMath.log(max(jitterRandom.unit(), 1e-12))).squareRoot()
         let a = 2 * Double.pi * jitterRandom.unit()
-        let p = matcher.snapper.project(c)
-        let g = matcher.snapper.frame.inverse(LocalPoint(x: p.x + r * RSMath.cos(a), y: p.y + r * RSMath.sin(a)))
+        let p = matcher.project(c)
+        let g = matcher.frame.inverse(LocalPoint(x: p.x + r * RSMath.cos(a), y: p.y + r * RSMath.sin(a)))
         return GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude)
     }
 }

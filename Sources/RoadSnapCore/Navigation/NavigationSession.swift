@@ -13,13 +13,13 @@ public final class NavigationSession: Sendable {
     ///   - router: routes for destinations and rerouting (build once per network and share).
     ///   - clock: `SystemClock()` for live use and demos, a `VirtualClock` for tests and fast replays.
     ///   - listenerQueue: where listener calls and route status callbacks run; nil delivers them synchronously.
-    ///   - matcherOptions: the online matcher's tunables (lag, radius, noise).
+    ///   - matching: the matching engine's parameters, lag and route bonus for the provider's fixes.
     public init(router: Router, clock: NavigationClock = SystemClock(),
                 listenerQueue: DispatchQueue? = DispatchQueue(label: "roadsnap.navigation.listeners"),
-                matcherOptions: OnlineMatcher.Options = OnlineMatcher.Options()) throws(RoadSnapError)
+                matching: NavigationMatchOptions = NavigationMatchOptions()) throws(RoadSnapError)
     {
         engine = try NavigationEngine(network: router.network, router: router, clock: clock,
-                                      listenerQueue: listenerQueue, matcherOptions: matcherOptions)
+                                      listenerQueue: listenerQueue, matchOptions: matching)
         navigator = Navigator(engine: engine)
         roadSnappedLocationProvider = RoadSnappedLocationProvider(engine: engine)
         locationSimulator = LocationSimulator(engine: engine)
