@@ -184,6 +184,8 @@ RSC_HIDDEN int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_c
 RSC_HIDDEN int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count);
 /* match_transition.c: the index of the best reachable state of a layer, or -1 when none is reachable. */
 RSC_HIDDEN int rsc_best_state(const rsc_state *layer, int count);
+/* The state (index into states) the best chain ends in, in the newest layer; -1 when that layer is empty. */
+RSC_HIDDEN int32_t rsc_chain_end(const rsc_matcher *m);
 /* match_transition.c: whether a scored layer (count states at state_n, rsc_transition result r) should be searched
  * again wider: no state is reachable, or the best one is reached only by turning back. */
 RSC_HIDDEN int rsc_needs_recovery(const rsc_matcher *m, int count, int r);

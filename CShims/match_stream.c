@@ -112,15 +112,7 @@ int rsc_stream_set_route(rsc_stream *s, const int32_t *arcs, size_t n) {
  * run's backtracking picks it). */
 static const rsc_state *rsc_stream_chain_state(const rsc_stream *s, int64_t layer) {
     const rsc_matcher *m = s->m;
-    const rsc_layer *last = &m->layers[m->layer_n - 1];
-    int32_t best = -1;
-    double best_score = -INFINITY;
-    for (int32_t i = 0; i < last->count; i++) {
-        if (m->states[last->start + i].score > best_score || best < 0) {
-            best_score = m->states[last->start + i].score;
-            best = last->start + i;
-        }
-    }
+    int32_t best = rsc_chain_end(m);
     int64_t steps = s->layer_base + (int64_t)m->layer_n - 1 - layer;
     for (; steps > 0 && best >= 0; steps--) best = m->states[best].back;
     return best >= 0 ? &m->states[best] : NULL;

@@ -126,8 +126,6 @@ int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
     return reachable;
 }
 
-/* Whether a scored layer (count states at state_n, rsc_transition result r) should be searched again wider: no state
- * is reachable, or the best one is reached only by turning back (a U-turn or falling back along its arc). */
 /* The index of the best reachable state of a layer, or -1 when none is reachable. */
 int rsc_best_state(const rsc_state *layer, int count) {
     int best = -1;
@@ -136,6 +134,8 @@ int rsc_best_state(const rsc_state *layer, int count) {
     return best;
 }
 
+/* Whether a scored layer (count states at state_n, rsc_transition result r) should be searched again wider: no state
+ * is reachable, or the best one is reached only by turning back (a U-turn or falling back along its arc). */
 int rsc_needs_recovery(const rsc_matcher *m, int count, int r) {
     if (r == 0) return 1;
     const rsc_state *cur = &m->states[m->state_n];

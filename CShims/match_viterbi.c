@@ -11,18 +11,19 @@ static int rsc_path_push(rsc_matcher *m, int32_t arc) {
     return 1;
 }
 
+/* The state the best chain ends in: the first best-scored state of the newest layer (its first state when none is
+ * reachable), or -1 when the layer is empty. */
+int32_t rsc_chain_end(const rsc_matcher *m) {
+    const rsc_layer *last = &m->layers[m->layer_n - 1];
+    if (last->count == 0) return -1;
+    int best = rsc_best_state(&m->states[last->start], last->count);
+    return last->start + (best < 0 ? 0 : best);
+}
+
 /* Ends the current sub-match at its last layer: backtracks, writes per-fix results, the path and the statistics. */
 int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
     if (m->layer_n == 0) return 1;
-    const rsc_layer *last = &m->layers[m->layer_n - 1];
-    int32_t best = -1;
-    double best_score = -INFINITY;
-    for (int32_t i = 0; i < last->count; i++) {
-        if (m->states[last->start + i].score > best_score || best < 0) {
-            best_score = m->states[last->start + i].score;
-            best = last->start + i;
-        }
-    }
+    int32_t best = rsc_chain_end(m);
     if (!RSC_GROW(m->chain, m->chain_cap, m->layer_n)) return 0;
     size_t len = 0;
     for (int32_t s = best; s >= 0; s = m->states[s].back) m->chain[len++] = s;
