@@ -13,10 +13,10 @@ public let roadSnapEngineVersion = "0.1.0"
 public let compiledMapAlignment = Int(RSC_RSMAP_ALIGN)
 
 /// Fixed-width records of a compiled map, laid out by C (see CShims/include/cshims_rsmap.h).
-public typealias EdgeRecord = rsc_edge_record
-public typealias AttributeRecord = rsc_attr_record
-public typealias RestrictionRecord = rsc_restriction_record
-public typealias IndexView = rsc_index_view
+package typealias EdgeRecord = rsc_edge_record
+package typealias AttributeRecord = rsc_attr_record
+package typealias RestrictionRecord = rsc_restriction_record
+package typealias IndexView = rsc_index_view
 
 /// The 64-bit checksum of compiled maps (four-lane multiply-rotate, xxHash64's structure; see CShims/hash.c).
 public enum Checksum {

@@ -69,7 +69,7 @@ public final class SegmentIndex: @unchecked Sendable {
     /// built on first such query); `owner` keeps them alive.
     /// `verifier` (called by every `SegmentQuery` init, so it should remember success) checks the arrays before
     /// any query reads them, for compiled maps verified lazily.
-    public init(borrowing view: rsc_index_view, owner: MemoryOwner,
+    package init(borrowing view: rsc_index_view, owner: MemoryOwner,
                 verifier: (@Sendable () throws(RoadSnapError) -> Void)? = nil) throws(RoadSnapError)
     {
         var err = [CChar](repeating: 0, count: 256)
@@ -85,7 +85,7 @@ public final class SegmentIndex: @unchecked Sendable {
     func verify() throws(RoadSnapError) { try verifier?() }
 
     /// The index's arrays (pointers valid while the index lives), for writing a compiled map.
-    public func exportView() throws(RoadSnapError) -> rsc_index_view {
+    package func exportView() throws(RoadSnapError) -> rsc_index_view {
         var v = rsc_index_view()
         guard rsc_index_export(handle, &v) == RSC_OK else {
             throw .internalError("a borrowed segment index cannot be exported again; compile from the source map")
@@ -155,7 +155,7 @@ public final class SegmentQuery {
 
     /// Raw batch snapping into caller-owned C candidates (edge -1 where none): no Swift value per fix.
     /// Returns the number of fixes snapped.
-    public func snapBatchRaw(x: UnsafePointer<Double>, y: UnsafePointer<Double>, course: UnsafePointer<Double>?,
+    package func snapBatchRaw(x: UnsafePointer<Double>, y: UnsafePointer<Double>, course: UnsafePointer<Double>?,
                              count: Int, radius: Double, useCache: Bool = true,
                              into out: UnsafeMutablePointer<rsc_candidate>) throws(RoadSnapError) -> Int
     {
