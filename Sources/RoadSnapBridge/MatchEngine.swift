@@ -241,6 +241,9 @@ public final class MatchEngine {
     public func run(parameters: MatchParameters, x: [Double], y: [Double], time: [Double]?, course: [Double]?,
                     speed: [Double]?) throws(RoadSnapError) -> Int
     {
+        // A failed run leaves no results, not the previous run's.
+        lastCount = 0
+        lastSubs = 0
         let n = min(x.count, y.count)
         for a in [time, course, speed] {
             if let a, a.count < n { throw .invalidArgument("per-fix arrays differ in length") }

@@ -171,3 +171,29 @@ import RoadSnapFormats
         #expect(Double(same) >= 0.97 * Double(total), "\(same) of \(total)")
     }
 }
+
+/// A failed batch run leaves no results behind: the engine does not go on serving the previous run's (issue 18).
+@Suite struct MatchEngineFailedRunTests {
+    @Test func failedRunLeavesNoStaleResults() throws {
+        let network = try TestData.bellevue()
+        let graph = try MatchGraph(network: network)
+        let engine = try MatchEngine(graph: graph, query: try SegmentQuery(index: network.index, capacity: 256))
+        let (x, y, t) = try StreamMatcherTests.localDrive(network, range: 0..<200)
+        let parameters = StreamMatcherTests.parameters
+        #expect(try engine.run(parameters: parameters, x: x, y: y, time: t, course: nil, speed: nil) >= 1)
+        #expect(engine.fixes.count == 200 && !engine.subMatches.isEmpty)
+        // Per-fix arrays of the wrong length: refused before C runs.
+        #expect(throws: RoadSnapError.self) {
+            try engine.run(parameters: parameters, x: x, y: y, time: Array(t.prefix(10)), course: nil, speed: nil)
+        }
+        #expect(engine.fixes.isEmpty && engine.subMatches.isEmpty)
+        // Parameters the engine refuses: the same.
+        #expect(try engine.run(parameters: parameters, x: x, y: y, time: t, course: nil, speed: nil) >= 1)
+        var bad = parameters
+        bad.radius = 1e9
+        #expect(throws: RoadSnapError.self) {
+            try engine.run(parameters: bad, x: x, y: y, time: t, course: nil, speed: nil)
+        }
+        #expect(engine.fixes.isEmpty && engine.subMatches.isEmpty)
+    }
+}
