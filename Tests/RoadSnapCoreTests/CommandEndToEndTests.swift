@@ -7,8 +7,7 @@ import Testing
 /// each checked against what the library computes in-process or against a value derived independently (issue 18).
 @Suite struct CommandEndToEndTests {
     static func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-        let r = try TestData.execute(MatchCommandTests.binary, args)
-        return (r.status, String(decoding: r.out, as: UTF8.self), r.err)
+        try CommandLineTests.run(args)
     }
 
     /// The first `rows` fixes of the sample drive as a CSV file in `dir`.
