@@ -143,7 +143,8 @@ import RoadSnapFormats
         }
     }
 
-    /// Naive Viterbi against the fast one: the engine with its pruning switched off (no beam: every previous state
+    /// The engine's pruning against the engine without it (the independent naive Viterbi is NaiveViterbiTests): the
+    /// engine with its pruning switched off (no beam: every previous state
     /// expanded; exact per-arc route searches, no joint search and its early stop) against the defaults, on short
     /// cuts of the sample drive every 5th fix: the same arc for at least 97 % of the fixes.
     @Test func fastViterbiAgreesWithExhaustiveSearch() throws {
