@@ -4,7 +4,8 @@
  *   match_candidates.c  candidate search and emission (a layer of states per fix)
  *   match_route.c       route search: the cached one-to-many search per source arc and the joint search
  *   match_transition.c  transition scoring of a layer from the previous one
- *   match_viterbi.c     layers, backtracking, held-fix placement and the per-fix results of a sub-match
+ *   match_viterbi.c     layers, backtracking and the per-fix results of a sub-match
+ *   match_held.c        where a held fix lies on the driven path (batch and stream alike)
  *   match.c             the matcher driving them (splits, outliers, recovery)
  * Functions here are hidden: only the rsc_ API of cshims_match.h is exported. */
 #ifndef ROADSNAP_CSHIMS_MATCH_INTERNAL_H
@@ -195,6 +196,13 @@ RSC_HIDDEN int rsc_commit(rsc_matcher *m, size_t f, int count);
 /* match_viterbi.c: ends the current sub-match at its last layer: backtracks, writes per-fix results (held fixes
  * too), the path and the statistics. 0 on out of memory. */
 RSC_HIDDEN int rsc_finalize(rsc_matcher *m, int32_t sub_index);
+/* match_held.c: places the held fix at (hx, hy), held by state a, on the driven stretch from a to b (the state of
+ * the next layer on the same chain; NULL when a's layer is the newest): its nearest point along a's arc after a and
+ * b's arc before b (along the one arc when a and b share it; after a U-turn in place, along a's arc after a), else
+ * a's point. Writes arc, offset, x, y, distance and held = 1 to *out (sub and path_index are the caller's); returns 1
+ * when the point lies on b's arc, else 0. Uses the matcher's candidate scratch. */
+RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
+                              rsc_match_fix *out);
 
 /* match.c: the one step of the batch run and the stream: scores fix f (valid, not held) against the current
  * sub-match (`recent`: the latest fix held or scored in it, unused while it has no layer). Returns one of: */

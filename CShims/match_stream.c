@@ -125,19 +125,27 @@ static void rsc_stream_answer(const rsc_stream *s, const rsc_stream_slot *slot, 
     }
     const rsc_state *st = rsc_stream_chain_state(s, slot->layer);
     if (!st) { rsc_stream_unmatched(out); return; }
+    if (slot->kind == RSC_SLOT_HELD) {
+        /* placed on the way to the next layer's state on the same chain, once there is one (as the batch run) */
+        const rsc_state *next = NULL;
+        if (slot->layer < s->layer_base + (int64_t)s->m->layer_n - 1) {
+            next = rsc_stream_chain_state(s, slot->layer + 1);
+            if (next && next->back >= 0) st = &s->m->states[next->back];
+            else next = NULL;
+        }
+        rsc_place_held(s->m, slot->x, slot->y, st, next, out);
+        out->sub = -1;
+        out->path_index = -1;
+        return;
+    }
     out->arc = st->arc;
     out->sub = -1;
     out->path_index = -1;
     out->offset = st->offset;
     out->x = st->x;
     out->y = st->y;
-    if (slot->kind == RSC_SLOT_HELD) {
-        out->distance = sqrt((slot->x - st->x) * (slot->x - st->x) + (slot->y - st->y) * (slot->y - st->y));
-        out->held = 1;
-    } else {
-        out->distance = st->distance;
-        out->held = 0;
-    }
+    out->distance = st->distance;
+    out->held = 0;
 }
 
 /* Ends the current chain: the fixes on it keep the answers they have now; every state is released. */

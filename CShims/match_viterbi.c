@@ -1,5 +1,5 @@
-/* Hidden-Markov matcher, part 5: Viterbi layers and backtracking: the best chain of a sub-match, its path, held-fix
- * placement and the per-fix results and statistics. */
+/* Hidden-Markov matcher, part 5: Viterbi layers and backtracking: the best chain of a sub-match, its path and the
+ * per-fix results and statistics (held fixes placed by match_held.c). */
 #include "cshims_match_internal.h"
 
 static int rsc_path_push(rsc_matcher *m, int32_t arc) {
@@ -91,17 +91,14 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         fx->path_index = (int32_t)(m->path_n - 1 - (size_t)sub->path_start);
     }
     for (size_t k = 0; k < m->held_n; k++) {
-        const rsc_state *s = &m->states[m->chain[len - 1 - (size_t)m->held_layer[k]]];
+        size_t li = len - 1 - (size_t)m->held_layer[k];
+        const rsc_state *s = &m->states[m->chain[li]];
+        const rsc_state *next = li > 0 ? &m->states[m->chain[li - 1]] : NULL;
         int32_t f = m->held_fix[k];
         rsc_match_fix *fx = &m->fixes[f];
-        fx->arc = s->arc;
+        int on_next = rsc_place_held(m, m->x[f], m->y[f], s, next, fx);
         fx->sub = sub_index;
-        fx->offset = s->offset;
-        fx->x = s->x;
-        fx->y = s->y;
-        fx->distance = sqrt((m->x[f] - s->x) * (m->x[f] - s->x) + (m->y[f] - s->y) * (m->y[f] - s->y));
-        fx->path_index = m->fixes[s->fix].path_index;
-        fx->held = 1;
+        fx->path_index = m->fixes[on_next ? next->fix : s->fix].path_index;
         dist_sum += fx->distance;
     }
     const rsc_state *end = &m->states[m->chain[0]];

@@ -350,36 +350,6 @@ public final class RoadNetwork: Sendable {
         return localBearing(from: s.a, to: s.b)
     }
 
-    /// The point of edge `e` nearest to `p` between `lo` and `hi` metres from the edge's geometry start: its offset,
-    /// the point, and the distance to `p`.
-    public func nearest(to p: LocalPoint, onEdge e: Int, between lo: Double, and hi: Double)
-        -> (offset: Double, point: LocalPoint, distance: Double)
-    {
-        let pts = localGeometry(ofEdge: e)
-        var best = (offset: lo, point: localPoint(onEdge: e, offset: lo), distance: Double.infinity)
-        best.distance = ((p.x - best.point.x) * (p.x - best.point.x) + (p.y - best.point.y) * (p.y - best.point.y))
-            .squareRoot()
-        var acc = 0.0
-        var i = pts.startIndex
-        while i + 1 < pts.endIndex {
-            let a = pts[i], b = pts[i + 1]
-            let dx = b.x - a.x, dy = b.y - a.y
-            let len = (dx * dx + dy * dy).squareRoot()
-            let s0 = max(lo, acc), s1 = min(hi, acc + len)
-            if len > 0, s0 <= s1 {
-                let t = ((p.x - a.x) * dx + (p.y - a.y) * dy) / (len * len)
-                let along = min(max(acc + t * len, s0), s1)
-                let u = (along - acc) / len
-                let q = LocalPoint(x: a.x + u * dx, y: a.y + u * dy)
-                let d = ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot()
-                if d < best.distance { best = (along, q, d) }
-            }
-            acc += len
-            i += 1
-        }
-        return best
-    }
-
     /// The non-degenerate segment of edge `e` that holds the point `offset` metres along it (the last segment past
     /// the end), and the metres from its start to that point, clamped to the segment.
     func segment(onEdge e: Int, offset: Double) -> (a: LocalPoint, b: LocalPoint, along: Double, length: Double) {

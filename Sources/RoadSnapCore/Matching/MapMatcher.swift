@@ -229,8 +229,7 @@ public final class MapMatcher {
                 return acc - st.from
             }
         }
-        var raw = engine.fixes
-        placeHeldFixes(&raw, subMatches: engineSubs, before: before)
+        let raw = engine.fixes
         var matched = [MatchedFix?](repeating: nil, count: n)
         for i in 0..<n where raw[i].arc >= 0 {
             let r = raw[i]
@@ -257,49 +256,6 @@ public final class MapMatcher {
                             geometry: geometry(of: s.steps))
         }
         return MatchResult(fixes: matched, subMatches: subs, parameters: used)
-    }
-
-    /// Moves each held fix (one too close to the last scored fix to be scored, which took that fix's match) to its
-    /// nearest point on the matched path between the scored fixes around it, never behind the fix before it, so the
-    /// matched positions keep up with the vehicle. A held fix after the last scored one stays where it is.
-    func placeHeldFixes(_ raw: inout [EngineFix], subMatches subs: [EngineSubMatch], before: [[Double]]) {
-        var nextScored = [Int](repeating: -1, count: raw.count)
-        var next = -1
-        for i in raw.indices.reversed() {
-            nextScored[i] = next
-            if raw[i].arc >= 0 && !raw[i].held { next = i }
-        }
-        var floor = -Double.infinity, floorSub = -1
-        for i in raw.indices where raw[i].arc >= 0 {
-            let r = raw[i], sub = r.subMatch
-            let along = before[sub][r.pathIndex] + r.offset
-            if sub != floorSub { floorSub = sub; floor = -.infinity }
-            let q = nextScored[i]
-            guard r.held, q >= 0, raw[q].subMatch == sub else { floor = max(floor, along); continue }
-            let lo = max(floor, along), hi = before[sub][raw[q].pathIndex] + raw[q].offset
-            guard hi > lo else { floor = lo; continue }
-            let point = LocalPoint(x: xs[i], y: ys[i])
-            var best: (step: Int, offset: Double, point: LocalPoint, distance: Double)? = nil
-            for k in r.pathIndex...raw[q].pathIndex {
-                let st = subs[sub].steps[k]
-                let oLo = max(st.from, lo - before[sub][k]), oHi = min(st.to, hi - before[sub][k])
-                guard oLo <= oHi else { continue }
-                let edge = RoadGraph.edge(ofArc: st.arc), length = network.edges[edge].length
-                let forward = RoadGraph.isForward(st.arc)
-                let near = network.nearest(to: point, onEdge: edge, between: forward ? oLo : length - oHi,
-                                           and: forward ? oHi : length - oLo)
-                if near.distance < (best?.distance ?? .infinity) {
-                    best = (k, forward ? near.offset : length - near.offset, near.point, near.distance)
-                }
-            }
-            guard let b = best else { floor = lo; continue }
-            raw[i].arc = subs[sub].steps[b.step].arc
-            raw[i].pathIndex = b.step
-            raw[i].offset = b.offset
-            raw[i].point = b.point
-            raw[i].distance = b.distance
-            floor = before[sub][b.step] + b.offset
-        }
     }
 
     /// The polyline along path steps: the edges' own vertices between points interpolated at the step ends.

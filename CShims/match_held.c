@@ -1,0 +1,75 @@
+/* Hidden-Markov matcher, held fixes: where a fix too close to the last scored fix to be scored (it holds that fix's
+ * layer) lies on the road. The one placement, used by the batch run's backtracking (match_viterbi.c) and by the
+ * stream's answers (match_stream.c). */
+#include "cshims_match_internal.h"
+
+/* Position of `offset` metres along `arc`, when it is a known point: an end of the arc (node positions) or the
+ * matched point of state a or b. 0 when unknown. */
+static int rsc_known_point(const rsc_matcher *m, int32_t arc, double offset, const rsc_state *a, const rsc_state *b,
+                           double *x, double *y) {
+    const rsc_match_graph *g = m->g;
+    if (arc == a->arc && offset == a->offset) { *x = a->x; *y = a->y; return 1; }
+    if (b && arc == b->arc && offset == b->offset) { *x = b->x; *y = b->y; return 1; }
+    if (!g->node_x) return 0;
+    if (offset <= 0) { *x = g->node_x[g->arc_tail[arc]]; *y = g->node_y[g->arc_tail[arc]]; return 1; }
+    if (offset >= g->arc_length[arc]) { *x = g->node_x[g->arc_head[arc]]; *y = g->node_y[g->arc_head[arc]]; return 1; }
+    return 0;
+}
+
+int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
+                   rsc_match_fix *out) {
+    const rsc_match_graph *g = m->g;
+    /* Fallback and first choice: the held layer's own matched point. */
+    out->arc = a->arc;
+    out->offset = a->offset;
+    out->x = a->x;
+    out->y = a->y;
+    out->distance = sqrt((hx - a->x) * (hx - a->x) + (hy - a->y) * (hy - a->y));
+    out->held = 1;
+    int step = 0;
+    if (!b) return step;
+    /* The driven stretch from a to b as (arc, from, to): along one arc, a's point to b's; else a's arc from a's point
+     * and b's arc up to b's point (the arcs of the route between are short where a fix is held, near a's fix, and
+     * are not known to the stream once its window is cut back); after a U-turn in place, a's arc from a's point. No
+     * progress along one arc leaves a's point. */
+    int32_t arcs[2];
+    double from[2], to[2];
+    int n;
+    if (b->arc == a->arc) {
+        if (!(b->offset > a->offset)) return step;
+        arcs[0] = a->arc; from[0] = a->offset; to[0] = b->offset; n = 1;
+    } else if (b->arc == g->twin[a->arc]) {
+        /* turned round in place: the fixes held reach as far along a's arc as they went (the turn is there) */
+        arcs[0] = a->arc; from[0] = a->offset; to[0] = g->arc_length[a->arc]; n = 1;
+    } else {
+        arcs[0] = a->arc; from[0] = a->offset; to[0] = g->arc_length[a->arc];
+        arcs[1] = b->arc; from[1] = 0; to[1] = b->offset; n = 2;
+    }
+    /* The nearest point of each edge near the fix, kept where it lies on a step, else the nearest known end of the
+     * step (the point of a or b, or a node) */
+    double radius = m->p->radius + m->p->min_fix_distance;
+    int k = rsc_query_candidates(m->query, hx, hy, radius, 1, m->cands, m->cand_cap);
+    for (int s = 0; s < n; s++) {
+        int32_t arc = arcs[s], e = arc >> 1;
+        double len = g->arc_length[arc];
+        for (int c = 0; c < k; c++) {
+            if (m->cands[c].edge != e) continue;
+            double o = (arc & 1) ? len - m->cands[c].offset : m->cands[c].offset;
+            double px = m->cands[c].x, py = m->cands[c].y, d = m->cands[c].distance;
+            if (o < from[s] || o > to[s]) {
+                o = o < from[s] ? from[s] : to[s];
+                if (!rsc_known_point(m, arc, o, a, b, &px, &py)) continue;
+                d = sqrt((hx - px) * (hx - px) + (hy - py) * (hy - py));
+            }
+            if (d < out->distance) {
+                out->arc = arc;
+                out->offset = o;
+                out->x = px;
+                out->y = py;
+                out->distance = d;
+                step = s;
+            }
+        }
+    }
+    return step;
+}
