@@ -107,7 +107,7 @@ struct rsc_matcher {
     int32_t *held_fix, *held_layer;
     size_t held_n, held_cap, held_layer_cap;
     const rsc_match_params *p;
-    const double *x, *y, *t, *course, *speed;
+    const double *x, *y, *t, *course, *speed, *accuracy;
     size_t n;
     /* Stream (rsc_stream): arcs of the current route (route_arc[arc] != 0, arc_count entries) get route_bonus added to
      * their emission; NULL in batch runs. */

@@ -124,11 +124,11 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
 }
 
 int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const double *x, const double *y,
-                    const double *time, const double *course, const double *speed) {
+                    const double *time, const double *course, const double *speed, const double *accuracy) {
     if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX) return RSC_EINVAL;
     if (rsc_match_params_check(p, NULL, 0) != RSC_OK) return RSC_EINVAL;
     m->p = p;
-    m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->n = n;
+    m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->accuracy = accuracy; m->n = n;
     if (!RSC_GROW(m->fixes, m->fix_cap, n ? n : 1)) return RSC_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         m->fixes[i].arc = -1;

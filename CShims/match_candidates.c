@@ -32,6 +32,8 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
     if (!RSC_GROW(m->states, m->state_cap, m->state_n + 2 * (size_t)k)) return -1;
     int use_heading = rsc_known(m->course, f) && (!rsc_known(m->speed, f) || m->speed[f] >= p->min_heading_speed);
     double inv2h2 = 0.5 / (p->heading_sigma * p->heading_sigma);
+    /* a fix reporting a larger horizontal accuracy than the model's sigma is scored with its own */
+    double sigma = rsc_known(m->accuracy, f) && m->accuracy[f] > p->sigma ? m->accuracy[f] : p->sigma;
     int count = 0;
     for (int i = 0; i < k; i++) {
         const rsc_candidate *c = &m->cands[i];
@@ -50,7 +52,7 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
             s->distance = c->distance;
             s->x = c->x;
             s->y = c->y;
-            double z = c->distance / p->sigma, k = p->huber;
+            double z = c->distance / sigma, k = p->huber;
             /* Gaussian near the road, Laplacian tail beyond k sigma: a few fixes far off a poorly drawn road
              * do not force a detour. */
             s->emission = (k > 0 && z > k) ? -(k * z - 0.5 * k * k) : -0.5 * z * z;

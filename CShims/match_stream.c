@@ -20,7 +20,7 @@ struct rsc_stream {
     rsc_match_params p;
     int32_t max_lag;
     /* Fixes of the current chain in the batch run's indexing (see above). */
-    double *x, *y, *t, *course, *speed;
+    double *x, *y, *t, *course, *speed, *accuracy;
     size_t fix_n, fix_cap;
     int32_t held_pos;   /* index of a held fix after the last layer, -1 when none */
     int64_t layer_base; /* global id of m->layers[0] */
@@ -72,7 +72,7 @@ rsc_stream *rsc_stream_create(const rsc_match_graph *g, rsc_query *query, const 
 void rsc_stream_destroy(rsc_stream *s) {
     if (!s) return;
     rsc_matcher_destroy(s->m);
-    free(s->x); free(s->y); free(s->t); free(s->course); free(s->speed); free(s->ring);
+    free(s->x); free(s->y); free(s->t); free(s->course); free(s->speed); free(s->accuracy); free(s->ring);
     free(s);
 }
 
@@ -195,18 +195,19 @@ static void rsc_stream_compact(rsc_stream *s, size_t keep) {
     memmove(s->t, s->t + fshift, fn * sizeof(double));
     memmove(s->course, s->course + fshift, fn * sizeof(double));
     memmove(s->speed, s->speed + fshift, fn * sizeof(double));
+    memmove(s->accuracy, s->accuracy + fshift, fn * sizeof(double));
     s->fix_n = fn;
     if (s->held_pos >= 0) s->held_pos -= fshift;
     rsc_stream_forget_searches(m);
 }
 
-/* Room for `need` fixes in all five arrays. 0 on out of memory. */
+/* Room for `need` fixes in all six arrays. 0 on out of memory. */
 static int rsc_stream_reserve(rsc_stream *s, size_t need) {
     if (need <= s->fix_cap) return 1;
     size_t c = s->fix_cap ? s->fix_cap : 64;
     while (c < need) c *= 2;
-    double **arrays[5] = {&s->x, &s->y, &s->t, &s->course, &s->speed};
-    for (int i = 0; i < 5; i++) {
+    double **arrays[6] = {&s->x, &s->y, &s->t, &s->course, &s->speed, &s->accuracy};
+    for (int i = 0; i < 6; i++) {
         double *g = realloc(*arrays[i], c * sizeof(double));
         if (!g) return 0; /* the arrays grown so far are larger than fix_cap: harmless */
         *arrays[i] = g;
@@ -215,7 +216,7 @@ static int rsc_stream_reserve(rsc_stream *s, size_t need) {
     return 1;
 }
 
-int rsc_stream_push(rsc_stream *s, double x, double y, double time, double course, double speed) {
+int rsc_stream_push(rsc_stream *s, double x, double y, double time, double course, double speed, double accuracy) {
     if (!s) return RSC_EINVAL;
     rsc_matcher *m = s->m;
     rsc_stream_slot *slot = &s->ring[s->pushed % ((uint64_t)s->max_lag + 1)];
@@ -238,14 +239,17 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
                 s->held_pos = (int32_t)s->fix_n++;
             }
             size_t h = (size_t)s->held_pos;
-            s->x[h] = x; s->y[h] = y; s->t[h] = time; s->course[h] = course; s->speed[h] = speed;
+            s->x[h] = x; s->y[h] = y; s->t[h] = time;
+            s->course[h] = course; s->speed[h] = speed; s->accuracy[h] = accuracy;
             return RSC_OK;
         }
     }
     if (!rsc_stream_reserve(s, s->fix_n + 1)) goto oom;
     size_t f = s->fix_n++;
-    s->x[f] = x; s->y[f] = y; s->t[f] = time; s->course[f] = course; s->speed[f] = speed;
-    m->x = s->x; m->y = s->y; m->t = s->t; m->course = s->course; m->speed = s->speed; m->n = s->fix_n;
+    s->x[f] = x; s->y[f] = y; s->t[f] = time;
+    s->course[f] = course; s->speed[f] = speed; s->accuracy[f] = accuracy;
+    m->x = s->x; m->y = s->y; m->t = s->t; m->n = s->fix_n;
+    m->course = s->course; m->speed = s->speed; m->accuracy = s->accuracy;
     for (int attempt = 0; attempt < 2; attempt++) {
         int32_t recent = -1;
         if (m->layer_n > 0) recent = s->held_pos >= 0 ? s->held_pos : m->layers[m->layer_n - 1].fix;
@@ -260,7 +264,8 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
             if (s->held_pos >= 0) {
                 /* the held fix before it is no longer the latest: the layer's fix takes its place */
                 size_t h = (size_t)s->held_pos;
-                s->x[h] = x; s->y[h] = y; s->t[h] = time; s->course[h] = course; s->speed[h] = speed;
+                s->x[h] = x; s->y[h] = y; s->t[h] = time;
+            s->course[h] = course; s->speed[h] = speed; s->accuracy[h] = accuracy;
                 m->layers[m->layer_n - 1].fix = (int32_t)h;
                 for (int32_t j = 0; j < m->layers[m->layer_n - 1].count; j++)
                     m->states[m->layers[m->layer_n - 1].start + j].fix = (int32_t)h;
@@ -280,7 +285,8 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
         }
         /* the chain ends before this fix, which starts the next one */
         rsc_stream_end_chain(s);
-        s->x[0] = x; s->y[0] = y; s->t[0] = time; s->course[0] = course; s->speed[0] = speed;
+        s->x[0] = x; s->y[0] = y; s->t[0] = time;
+        s->course[0] = course; s->speed[0] = speed; s->accuracy[0] = accuracy;
         s->fix_n = 1;
         f = 0;
     }
@@ -301,6 +307,6 @@ size_t rsc_stream_memory(const rsc_stream *s) {
     if (!s) return 0;
     const rsc_matcher *m = s->m;
     return m->state_cap * sizeof(rsc_state) + m->layer_cap * sizeof(rsc_layer) + m->entry_cap * sizeof(rsc_entry) +
-           m->heap_cap * sizeof(rsc_heap_item) + s->fix_cap * 5 * sizeof(double) +
+           m->heap_cap * sizeof(rsc_heap_item) + s->fix_cap * 6 * sizeof(double) +
            ((size_t)s->max_lag + 1) * sizeof(rsc_stream_slot);
 }

@@ -135,7 +135,8 @@ typedef struct rs_fix {
     double course;   /* course over ground, degrees */
     double speed;    /* speed over ground, m/s */
     double altitude; /* metres */
-    double accuracy; /* horizontal accuracy (1 sigma), metres */
+    double accuracy; /* horizontal accuracy (1 sigma), metres; matching scores a fix with a larger one than its
+                        sigma with its own */
 } rs_fix;
 
 /* An rs_fix at (latitude, longitude) with every optional field NAN. [thread-safe] */

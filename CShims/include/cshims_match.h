@@ -126,12 +126,13 @@ rsc_matcher *rsc_matcher_create(const rsc_match_graph *graph, struct rsc_query *
 /* Frees a matcher; NULL is a no-op. */
 void rsc_matcher_destroy(rsc_matcher *matcher);
 
-/* Matches n fixes at (x[i], y[i]) (local metres; non-finite = invalid fix). `time`, `course`, `speed` may be NULL;
- * NaN entries mean unknown. Results stay in the matcher until the next run. Returns the number of sub-matches
+/* Matches n fixes at (x[i], y[i]) (local metres; non-finite = invalid fix). `time`, `course`, `speed`, `accuracy`
+ * (the fix's horizontal accuracy, 1 sigma, metres: a larger one than params->sigma widens that fix's emission) may be
+ * NULL; NaN entries mean unknown. Results stay in the matcher until the next run. Returns the number of sub-matches
  * (>= 0) or a negative RSC_E* code (RSC_EINVAL for bad parameters, RSC_ENOMEM). No allocation per fix once the
  * matcher's buffers have grown to the track size. */
 int rsc_matcher_run(rsc_matcher *matcher, const rsc_match_params *params, size_t n, const double *x, const double *y,
-                    const double *time, const double *course, const double *speed);
+                    const double *time, const double *course, const double *speed, const double *accuracy);
 /* Results of the last run: n per-fix entries, the sub-matches, and the concatenated path steps. */
 const rsc_match_fix *rsc_matcher_fixes(const rsc_matcher *matcher);
 const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *matcher);
@@ -154,10 +155,12 @@ rsc_stream *rsc_stream_create(const rsc_match_graph *graph, struct rsc_query *qu
                               int32_t max_lag, double route_bonus);
 /* Frees a stream; NULL is a no-op. */
 void rsc_stream_destroy(rsc_stream *stream);
-/* Pushes one fix (local metres; time, course, speed NaN when unknown; a non-finite position is an unmatched fix).
+/* Pushes one fix (local metres; time, course, speed, accuracy NaN when unknown, as in rsc_matcher_run; a non-finite
+ * position is an unmatched fix).
  * RSC_OK, RSC_EINVAL on NULL, RSC_ENOMEM (the stream is then reset). No allocation per fix once its buffers have grown
  * to the lag window. */
-int rsc_stream_push(rsc_stream *stream, double x, double y, double time, double course, double speed);
+int rsc_stream_push(rsc_stream *stream, double x, double y, double time, double course, double speed,
+                    double accuracy);
 /* The answer for the fix pushed `lag` fixes before the newest (0: the newest), in *out (sub and path_index are -1;
  * held as in rsc_match_fix). RSC_OK (out->arc -1: unmatched), RSC_EINVAL when lag > max_lag or fewer fixes were
  * pushed since the last reset. */

@@ -235,24 +235,27 @@ public final class MatchEngine {
 
     deinit { rsc_matcher_destroy(handle) }
 
-    /// Matches fixes at local positions `x`/`y`; `time`, `course`, `speed` are nil or per fix (NaN = unknown).
+    /// Matches fixes at local positions `x`/`y`; `time`, `course`, `speed`, `accuracy` (horizontal, 1 sigma, metres:
+    /// a fix's larger one widens its emission) are nil or per fix (NaN = unknown).
     /// Returns the number of sub-matches; read the results with `fixes` and `subMatches`.
     @discardableResult
     public func run(parameters: MatchParameters, x: [Double], y: [Double], time: [Double]?, course: [Double]?,
-                    speed: [Double]?) throws(RoadSnapError) -> Int
+                    speed: [Double]?, accuracy: [Double]? = nil) throws(RoadSnapError) -> Int
     {
         // A failed run leaves no results, not the previous run's.
         lastCount = 0
         lastSubs = 0
         let n = min(x.count, y.count)
-        for a in [time, course, speed] {
+        for a in [time, course, speed, accuracy] {
             if let a, a.count < n { throw .invalidArgument("per-fix arrays differ in length") }
         }
         var params = parameters.raw
         let rc = withOptionalBuffer(time) { t in
             withOptionalBuffer(course) { c in
                 withOptionalBuffer(speed) { s in
-                    rsc_matcher_run(handle, &params, n, x, y, t, c, s)
+                    withOptionalBuffer(accuracy) { a in
+                        rsc_matcher_run(handle, &params, n, x, y, t, c, s, a)
+                    }
                 }
             }
         }

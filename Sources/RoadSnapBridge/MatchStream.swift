@@ -31,11 +31,12 @@ public final class MatchStream {
 
     deinit { rsc_stream_destroy(handle) }
 
-    /// Pushes one fix; `time`, `course`, `speed` NaN when unknown; a non-finite position is an unmatched fix.
-    public func push(x: Double, y: Double, time: Double = .nan, course: Double = .nan, speed: Double = .nan)
-        throws(RoadSnapError)
+    /// Pushes one fix; `time`, `course`, `speed`, `accuracy` (horizontal, 1 sigma, metres) NaN when unknown; a
+    /// non-finite position is an unmatched fix.
+    public func push(x: Double, y: Double, time: Double = .nan, course: Double = .nan, speed: Double = .nan,
+                     accuracy: Double = .nan) throws(RoadSnapError)
     {
-        let rc = rsc_stream_push(handle, x, y, time, course, speed)
+        let rc = rsc_stream_push(handle, x, y, time, course, speed, accuracy)
         if rc != RSC_OK { throw .internalError("match stream: out of memory (the stream was reset)") }
     }
 

@@ -198,3 +198,49 @@ import RoadSnapFormats
         #expect(engine.fixes.isEmpty && engine.subMatches.isEmpty)
     }
 }
+
+/// A fix's horizontal accuracy (1 sigma) widens its own emission when larger than the model's sigma, in the batch run
+/// and the stream alike (issue 13: the navigator's live fixes carry it).
+@Suite struct MatchAccuracyTests {
+    /// Sigma reaches only the emission here: the hold distance and the falling-back tolerance are set apart from it.
+    static func parameters(sigma: Double) -> MatchParameters {
+        var p = MatchParameters()
+        p.raiseSigmaToTrack = false
+        p.sigma = sigma
+        p.minFixDistance = 8
+        p.backwardTolerance = 40
+        return p
+    }
+
+    @Test func accuracyActsAsThatFixsSigma() throws {
+        let network = try TestData.bellevue()
+        let drive = try TrackReader.read(path: TestData.bellevueDrive)
+        // every 3rd fix, so the emission weighs against longer transitions
+        let fixes = stride(from: 0, to: drive.fixes.count, by: 3).map { drive.fixes[$0] }
+        let wide = 3 * 4.07
+        let plain = Track(name: "plain", fixes: fixes)
+        let reported = Track(name: "accuracy", fixes: fixes.map { f in var g = f; g.horizontalAccuracy = wide; return g })
+        let small = Track(name: "small", fixes: fixes.map { f in var g = f; g.horizontalAccuracy = 2; return g })
+        let base = try MapMatcher(network: network, parameters: Self.parameters(sigma: 4.07)).match(plain)
+        let asSigma = try MapMatcher(network: network, parameters: Self.parameters(sigma: wide)).match(plain)
+        let withAccuracy = try MapMatcher(network: network, parameters: Self.parameters(sigma: 4.07)).match(reported)
+        let withSmall = try MapMatcher(network: network, parameters: Self.parameters(sigma: 4.07)).match(small)
+        // the reported accuracy is that fix's sigma ...
+        #expect(withAccuracy.fixes == asSigma.fixes)
+        #expect(withAccuracy.subMatches.map(\.steps) == asSigma.subMatches.map(\.steps))
+        // ... which matters (the wider emission lets transitions weigh more) ...
+        #expect(withAccuracy.fixes != base.fixes)
+        // ... and one below the model's sigma changes nothing
+        #expect(withSmall.fixes == base.fixes)
+        // The stream takes it too: at lag 0 every answer as with sigma = the accuracy.
+        let a = try StreamMatcher(network: network, parameters: Self.parameters(sigma: 4.07), maxLag: 0)
+        let b = try StreamMatcher(network: network, parameters: Self.parameters(sigma: wide), maxLag: 0)
+        var differing = 0
+        for (f, g) in zip(reported.fixes, plain.fixes) {
+            try a.push(f)
+            try b.push(g)
+            if a.result() != b.result() { differing += 1 }
+        }
+        #expect(differing == 0)
+    }
+}

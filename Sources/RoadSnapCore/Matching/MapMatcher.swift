@@ -200,6 +200,8 @@ public final class MapMatcher {
         let times: [Double]? = fixes.contains { $0.time != nil } ? fixes.map { $0.time ?? .nan } : nil
         let courses: [Double]? = fixes.contains { $0.course != nil } ? fixes.map { $0.course ?? .nan } : nil
         let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
+        let accuracies: [Double]? = fixes.contains { $0.horizontalAccuracy != nil }
+            ? fixes.map { $0.horizontalAccuracy ?? .nan } : nil
         var used = parameters
         if used.sigmaFromTrack, let estimate = estimateSigma(x: xs, y: ys, samples: Int.max) { used.sigma = estimate }
         if used.raiseSigmaToTrack, let estimate = estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
@@ -218,7 +220,8 @@ public final class MapMatcher {
                 used.minFixDistance = max(2 * noise, 6 * noise - 24)
             }
         }
-        try engine.run(parameters: used, x: xs, y: ys, time: times, course: courses, speed: speeds)
+        try engine.run(parameters: used, x: xs, y: ys, time: times, course: courses, speed: speeds,
+                       accuracy: accuracies)
 
         let engineSubs = engine.subMatches
         // Cumulative length before each path arc, per sub-match, to place fixes along their path.

@@ -62,7 +62,8 @@ public final class StreamMatcher {
 
     /// Pushes one fix whose local position the caller already has.
     public func push(_ fix: Fix, at p: LocalPoint) throws(RoadSnapError) {
-        try stream.push(x: p.x, y: p.y, time: fix.time ?? .nan, course: fix.course ?? .nan, speed: fix.speed ?? .nan)
+        try stream.push(x: p.x, y: p.y, time: fix.time ?? .nan, course: fix.course ?? .nan, speed: fix.speed ?? .nan,
+                        accuracy: fix.horizontalAccuracy ?? .nan)
     }
 
     /// The answer for the fix pushed `lag` fixes before the newest: nil when unmatched, when `lag` exceeds `maxLag`
