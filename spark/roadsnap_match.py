@@ -21,6 +21,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 import threading
 import time
 
@@ -182,15 +183,17 @@ def match_fixes(spark, fixes, map_path, binary, id_col="track_id", time_col="tim
     if dtype.startswith("timestamp") or dtype == "date":
         time_expr = time_expr.cast("double")
     elif engine == "capi" and dtype == "string":  # the pipe hands text times to the engine's own parser
-        time_expr = time_expr.cast("timestamp").cast("double")
+        # epoch seconds as text, else ISO 8601; an unparsable time becomes null (a fix without time)
+        time_expr = F.coalesce(time_expr.try_cast("double"), time_expr.try_cast("timestamp").cast("double"))
     elif engine == "capi":
-        time_expr = time_expr.cast("double")
+        time_expr = time_expr.try_cast("double")
     # Without the id column the whole input is one track (named `single_track_id`).
     id_expr = F.col(id_col).cast("string") if id_col in fixes.columns else F.lit(single_track_id)
     selected = fixes.select(
         id_expr.alias("_id"), time_expr.alias("_t"),
-        F.col(lat_col).cast("double").alias("_lat"), F.col(lon_col).cast("double").alias("_lon"),
-        *[F.col(col).cast("double").alias("_" + name) for name, col in optional])
+        # try_cast: a value that is not a number becomes null (an unusable fix, not a failed job under ANSI mode)
+        F.col(lat_col).try_cast("double").alias("_lat"), F.col(lon_col).try_cast("double").alias("_lon"),
+        *[F.col(col).try_cast("double").alias("_" + name) for name, col in optional])
     n = partitions or max(1, sc.defaultParallelism)
     grouped = selected.repartition(n, "_id").sortWithinPartitions("_id", "_t")
     names = [name for name, _ in optional]
@@ -265,6 +268,10 @@ def main():
     builder = SparkSession.builder.appName("roadsnap-match").config("spark.ui.showConsoleProgress", "false")
     if a.master:
         builder = builder.master(a.master)
+        if a.master.startswith("local"):  # the workers are this machine's: give them this Python (and its pyarrow)
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if a.engine == "capi" and not a.library:
+        p.error("--engine capi needs --library libroadsnap.so.N (make capi-lib), or use --engine pipe")
     spark = builder.getOrCreate()
     t0 = time.time()
     fixes = read_input(spark, a.input, a.input_format)
