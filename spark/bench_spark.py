@@ -9,7 +9,8 @@ alike; medians and ratios at the end, with the load average.
   fit `time = fixed + fixes x per_fix` separates a job's fixed cost (scheduling, the shuffle's set-up, Parquet
   commit) from its cost per fix. The Spark session's start is measured once per session, not counted in any job.
 - Per-track overhead: the same fixes cut into tracks of --piece fixes (default 200), matched by each engine, against
-  the whole tracks (time difference / extra tracks). The CLI is timed on the same pieces.
+  the whole tracks: (time difference, less the engine's own extra work measured without Spark) / extra tracks. The
+  CLI and roadsnap_capi without Spark are timed on the same pieces.
 - Map: ship (a copy of the file, what addFile does in local mode; a download on a cluster) and open per executor: a
   new `roadsnap` process opening the map (pipe engine: once per partition), and a new Python process loading
   libroadsnap and opening the map with a matcher (capi engine: once per Python worker), for the compiled map and the
@@ -99,7 +100,7 @@ def capi_direct(library, map_path, tracks):
     engine = roadsnap_capi.Engine.get(library, map_path, {})
     cols = []
     for path in tracks:
-        a = np.genfromtxt(path, delimiter=",", skip_header=1, dtype=np.float64)
+        a = np.genfromtxt(path, delimiter=",", skip_header=1, dtype=np.float64, ndmin=2)
         cols.append((os.path.basename(path), [a[:, 0].copy(), a[:, 1].copy(), a[:, 2].copy()]))
 
     def run():
@@ -140,6 +141,7 @@ def main():
         print(f"pieces: {n_pieces} tracks of <= {a.piece} fixes", flush=True)
         direct = capi_direct(library, a.map, tracks)
         direct()  # warm-up (opens the map once)
+        direct_pieces = capi_direct(library, a.map, piece_tracks)
 
         # Map shipping and opening, interleaved, each repetition.
         def open_cli(m):
@@ -197,6 +199,7 @@ def main():
                     [binary, "match", "--map", a.map, "--format", "csv", "--out", os.path.join(work, "cli"),
                      "--jobs", "1"] + piece_tracks, capture_output=True)))
                 record("capi direct x1", timed(direct))
+                record("capi direct pieces", timed(direct_pieces))
                 for name, df in inputs.items():
                     for engine in roadsnap_match.ENGINES:
                         record(f"spark local[{cores}] {engine} {name}", timed(job(engine, df)))
@@ -204,6 +207,9 @@ def main():
                 df.unpersist()
             spark.stop()
         load_end = load()
+        if a.out:  # the raw times first, in case the report fails
+            with open(a.out, "w") as f:
+                json.dump({"runs": TIMES}, f, indent=1)
         report(a, n_fixes, len(tracks), n_pieces, volumes, cores_list, load_start, load_end)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -242,14 +248,20 @@ def report(a, n_fixes, n_tracks, n_pieces, volumes, cores_list, load_start, load
             else:
                 per_fix, fixed = pts[0][1] / pts[0][0], 0.0
             whole, pieces = med[f"spark local[{cores}] {engine} x1"], med[f"spark local[{cores}] {engine} pieces"]
-            cli_extra = med["cli --jobs 1 pieces"] - med["cli --jobs 1 x1"]
-            per_track = ((pieces - whole) - (cli_extra / cores)) / (n_pieces - n_tracks)
+            # The engine's own extra work for the pieces (more, shorter HMM runs), measured without Spark.
+            engine_extra = med["capi direct pieces"] - med["capi direct x1"]
+            per_track = ((pieces - whole) - (engine_extra / cores)) / (n_pieces - n_tracks)
             fits[f"local[{cores}] {engine}"] = {"fixed_s": fixed, "per_fix_us": per_fix * 1e6,
                                                "fixes_per_s_marginal": 1 / per_fix if per_fix > 0 else None,
                                                "per_track_ms": per_track * 1e3}
             print(f"  local[{cores}] {engine}: fixed {fixed:.2f} s per job, {per_fix * 1e6:.1f} µs per fix "
                   f"({1 / per_fix if per_fix > 0 else float('nan'):,.0f} fixes/s marginal), "
                   f"{per_track * 1e3:.2f} ms per extra track")
+    cli_track = (med["cli --jobs 1 pieces"] - med["cli --jobs 1 x1"]) / (n_pieces - n_tracks)
+    direct_track = (med["capi direct pieces"] - med["capi direct x1"]) / (n_pieces - n_tracks)
+    print(f"  without Spark, per extra track: cli --jobs 1 {cli_track * 1e3:.2f} ms (a file in, a file out), "
+          f"capi direct {direct_track * 1e3:.2f} ms")
+    fits["cli_per_track_ms"], fits["capi_direct_per_track_ms"] = cli_track * 1e3, direct_track * 1e3
     for cores in cores_list:
         pipe, capi = med.get(f"spark local[{cores}] pipe x{volumes[-1]}"), med.get(f"spark local[{cores}] capi x{volumes[-1]}")
         if pipe and capi:
