@@ -164,6 +164,10 @@ def main():
                      .config("spark.sql.shuffle.partitions", str(cores)).getOrCreate())
             spark.sparkContext.setLogLevel("ERROR")
             record(f"session start local[{cores}]", time.perf_counter() - t0)
+            sc = spark.sparkContext
+            print(f"  master {sc.master}, default parallelism {sc.defaultParallelism}", flush=True)
+            if sc.master != f"local[{cores}]":
+                raise SystemExit(f"the session runs on {sc.master}, not local[{cores}]")
             schema = "track_id STRING, time DOUBLE, lat DOUBLE, lon DOUBLE"
             base = spark.read.option("header", True).schema(schema).csv(a.fixes)
             inputs = {}
