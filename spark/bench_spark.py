@@ -240,7 +240,7 @@ def report(a, n_fixes, n_tracks, n_pieces, volumes, cores_list, load_start, load
             rate = v * n_fixes / med[k]
             print(f"| {k} | {rate:,.0f} | {cli1 / (med[k] / v):.2f} |")
     print("\nper engine and core count: fixed cost per job and cost per fix (fit over the volumes), per-track "
-          "overhead (pieces vs whole tracks, less the CLI's own difference):")
+          "overhead (pieces vs whole tracks, less the engine's own difference without Spark):")
     fits = {}
     for cores in cores_list:
         for engine in roadsnap_match.ENGINES:
