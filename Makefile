@@ -21,7 +21,7 @@ SAMPLE_MAP := Samples/bellevue-issue147.osm.gz
 SAMPLE_TRACK := Samples/newson-krumm-bellevue.csv
 OUT := out
 
-.PHONY: deps build run test bench clean install capi-lib capi-test capi-bench cross-check spark-deps spark-test spark-demo
+.PHONY: deps build run test bench clean install capi-lib capi-test capi-bench cross-check spark-deps spark-test spark-demo spark-bench
 
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -200,11 +200,23 @@ spark-deps: deps
 # Spark local mode against the CLI on the sample drive and the 70 Kubicka tracks (uses the debug build of swift test).
 spark-test: spark-deps
 	$(SWIFT) build --product roadsnap
-	$(SPARK_PY) spark/test_roadsnap_match.py --roadsnap .build/debug/roadsnap
+	$(MAKE) --no-print-directory capi-lib CAPI_CONFIG=debug
+	$(SPARK_PY) spark/test_roadsnap_match.py --roadsnap .build/debug/roadsnap \
+	  --library .build/capi-lib/debug/libroadsnap.so.$(capi_abi)
+
+# Both Spark engines against the CLI on the 70 Kubicka tracks (release builds; inputs left by spark-test), in one
+# script, interleaved; medians, ratios and the load average (docs/spark.md). SPARK_BENCH_ARGS: e.g. --repeat 5.
+SPARK_KUB := .build/spark-test/kubicka
+spark-bench: spark-deps build capi-lib
+	@test -f $(SPARK_KUB)/network.rsmap || $(MAKE) --no-print-directory spark-test
+	$(SPARK_PY) spark/bench_spark.py --roadsnap .build/release/roadsnap \
+	  --library .build/capi-lib/release/libroadsnap.so.$(capi_abi) --map $(SPARK_KUB)/network.rsmap \
+	  --source-map $(SPARK_KUB)/network.geojson --fixes $(SPARK_KUB)/fixes.input --tracks $(SPARK_KUB) \
+	  --out .build/spark-bench.json $(SPARK_BENCH_ARGS)
 
 # Runs the job on the bundled sample drive (map compiled first) and prints where the Parquet is.
-spark-demo: spark-deps build
+spark-demo: spark-deps build capi-lib
 	@mkdir -p $(OUT)
 	.build/release/roadsnap compile --map $(SAMPLE_MAP) --out $(OUT)/bellevue.rsmap
 	$(SPARK_PY) spark/roadsnap_match.py --master 'local[2]' --roadsnap .build/release/roadsnap \
-	  --map $(OUT)/bellevue.rsmap --input $(SAMPLE_TRACK) --output $(OUT)/spark-demo --per-fix
+	  --library .build/capi-lib/release/libroadsnap.so.$(capi_abi) --map $(OUT)/bellevue.rsmap --input $(SAMPLE_TRACK) --output $(OUT)/spark-demo --per-fix

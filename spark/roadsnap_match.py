@@ -21,6 +21,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 import threading
 import time
 
@@ -153,34 +154,71 @@ def _line(track_id, columns, fixes):
                        separators=(",", ":")) + "\n").encode()
 
 
+ENGINES = ("capi", "pipe")
+
+
 def match_fixes(spark, fixes, map_path, binary, id_col="track_id", time_col="time", lat_col="lat", lon_col="lon",
                 speed_col=None, course_col=None, accuracy_col=None, per_fix=False, partitions=None,
-                options=None, single_track_id="track"):
+                options=None, single_track_id="track", engine="capi", library=None):
     """Matches the fixes of DataFrame `fixes`; returns the per-track RESULT DataFrame (cache it before deriving the
-    tables from it: `tables(results)`)."""
+    tables from it: `tables(results)`). `engine`: "capi" (libroadsnap through ctypes in mapInArrow; `library` is
+    the path of libroadsnap.so.N) or "pipe" (the `binary` in streaming mode, one process per partition)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     options = dict(options or {})
     sc = spark.sparkContext
-    sc.addFile(os.path.abspath(map_path))
-    sc.addFile(os.path.abspath(binary))
-    sc.addPyFile(os.path.abspath(__file__))  # executors unpickle match_partition from this module
+    _add_file(sc, map_path)
+    here = os.path.dirname(os.path.abspath(__file__))
+    if engine == "pipe":
+        _add_file(sc, binary)
+        sc.addPyFile(os.path.abspath(__file__))  # executors unpickle match_partition from this module
+    else:
+        if not library:
+            raise ValueError("the capi engine needs library= (libroadsnap.so.N, from make capi-lib)")
+        _add_file(sc, library)
+        sc.addPyFile(os.path.join(here, "roadsnap_capi.py"))
     optional = [(name, col) for name, col in zip(OPTIONAL, (speed_col, course_col, accuracy_col)) if col]
     time_expr = F.col(time_col)
     dtype = dict(fixes.dtypes)[time_col]
     if dtype.startswith("timestamp") or dtype == "date":
         time_expr = time_expr.cast("double")
+    elif engine == "capi" and dtype == "string":  # the pipe hands text times to the engine's own parser
+        # epoch seconds as text, else ISO 8601; an unparsable time becomes null (a fix without time)
+        time_expr = F.coalesce(time_expr.try_cast("double"), time_expr.try_cast("timestamp").cast("double"))
+    elif engine == "capi":
+        time_expr = time_expr.try_cast("double")
     # Without the id column the whole input is one track (named `single_track_id`).
     id_expr = F.col(id_col).cast("string") if id_col in fixes.columns else F.lit(single_track_id)
     selected = fixes.select(
         id_expr.alias("_id"), time_expr.alias("_t"),
-        F.col(lat_col).cast("double").alias("_lat"), F.col(lon_col).cast("double").alias("_lon"),
-        *[F.col(col).cast("double").alias("_" + name) for name, col in optional])
+        # try_cast: a value that is not a number becomes null (an unusable fix, not a failed job under ANSI mode)
+        F.col(lat_col).try_cast("double").alias("_lat"), F.col(lon_col).try_cast("double").alias("_lon"),
+        *[F.col(col).try_cast("double").alias("_" + name) for name, col in optional])
     n = partitions or max(1, sc.defaultParallelism)
     grouped = selected.repartition(n, "_id").sortWithinPartitions("_id", "_t")
-    binary_name, map_name = os.path.basename(binary), os.path.basename(map_path)
     names = [name for name, _ in optional]
+    map_name = os.path.basename(map_path)
+    if engine == "capi":
+        import roadsnap_capi
+        from pyspark.sql.pandas.types import to_arrow_schema
+        lib_name, schema = os.path.basename(library), to_arrow_schema(RESULT)
+        return grouped.mapInArrow(
+            lambda batches: roadsnap_capi.match_batches(batches, lib_name, map_name, options, names, per_fix, schema),
+            RESULT)
+    binary_name = os.path.basename(binary)
     rdd = grouped.rdd.mapPartitions(
         lambda rows: match_partition((tuple(r) for r in rows), binary_name, map_name, options, names, per_fix))
     return spark.createDataFrame(rdd, RESULT)
+
+
+def _add_file(sc, path):
+    """Ships a file to every executor once (a second call for the same file in one session is a no-op)."""
+    path = os.path.abspath(path)
+    shipped = getattr(sc, "_roadsnap_shipped", set())
+    if path not in shipped:
+        sc.addFile(path)
+        shipped.add(path)
+        sc._roadsnap_shipped = shipped
 
 
 def tables(results):
@@ -207,7 +245,12 @@ def main():
     p.add_argument("--input", required=True, help="Parquet or CSV path of fixes")
     p.add_argument("--input-format", choices=["parquet", "csv"], help="default: by the path's extension")
     p.add_argument("--output", required=True, help="output directory (submatches/, fixes/, errors/ in Parquet)")
-    p.add_argument("--roadsnap", default=os.environ.get("ROADSNAP", "roadsnap"), help="the roadsnap binary")
+    p.add_argument("--engine", choices=ENGINES, default="capi",
+                   help="capi: libroadsnap through ctypes in mapInArrow (default, faster: docs/spark.md); "
+                        "pipe: the roadsnap binary in streaming mode, one process per partition")
+    p.add_argument("--library", default=os.environ.get("ROADSNAP_LIBRARY"),
+                   help="libroadsnap.so.N for --engine capi (make capi-lib: .build/capi-lib/release/)")
+    p.add_argument("--roadsnap", default=os.environ.get("ROADSNAP", "roadsnap"), help="the roadsnap binary (--engine pipe)")
     p.add_argument("--id-col", default="track_id", help="track id column; when missing the input is one track")
     p.add_argument("--time-col", default="time")
     p.add_argument("--lat-col", default="lat")
@@ -225,13 +268,18 @@ def main():
     builder = SparkSession.builder.appName("roadsnap-match").config("spark.ui.showConsoleProgress", "false")
     if a.master:
         builder = builder.master(a.master)
+        if a.master.startswith("local"):  # the workers are this machine's: give them this Python (and its pyarrow)
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if a.engine == "capi" and not a.library:
+        p.error("--engine capi needs --library libroadsnap.so.N (make capi-lib), or use --engine pipe")
     spark = builder.getOrCreate()
     t0 = time.time()
     fixes = read_input(spark, a.input, a.input_format)
     options = {k: getattr(a, k) for k in ("sigma", "beta", "radius", "candidates")}
     results = match_fixes(spark, fixes, a.map, binary, a.id_col, a.time_col, a.lat_col, a.lon_col, a.speed_col,
                           a.course_col, a.accuracy_col, per_fix=a.per_fix, partitions=a.partitions, options=options,
-                          single_track_id=os.path.splitext(os.path.basename(a.input.rstrip("/")))[0])
+                          single_track_id=os.path.splitext(os.path.basename(a.input.rstrip("/")))[0],
+                          engine=a.engine, library=a.library)
     results = results.persist()
     submatches, fix_rows, errors = tables(results)
     submatches.write.mode("overwrite").parquet(os.path.join(a.output, "submatches"))

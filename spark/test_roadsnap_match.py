@@ -8,7 +8,10 @@ file-based output (`roadsnap match --format geojson`: its fix points and sub-mat
 sub-matches, offsets, distances, matched positions, lengths, confidences and geometries. A bad track (one with no
 usable fix) lands in errors/ and does not fail the job.
 
-Usage: test_roadsnap_match.py --roadsnap BIN [--work DIR] [--kubicka-src DIR]
+Both engines are checked, on one session and one cached input DataFrame: `pipe` (the binary in streaming mode) and
+`capi` (libroadsnap through ctypes in mapInArrow).
+
+Usage: test_roadsnap_match.py --roadsnap BIN --library libroadsnap.so.N [--work DIR] [--kubicka-src DIR]
 """
 
 import argparse
@@ -68,15 +71,26 @@ def cli_results(binary, map_path, tracks_dir):
     return results
 
 
-def compare(spark, binary, map_path, fixes_csv, tracks_dir, label, time_type, expect_errors=()):
-    """Runs the job on fixes_csv and compares with the CLI on the per-track CSVs in tracks_dir."""
-    t0 = time.time()
+def compare(spark, binary, library, map_path, fixes_csv, tracks_dir, label, time_type, expect_errors=()):
+    """Runs the job with each engine on fixes_csv (one DataFrame, one session) and compares with the CLI on the
+    per-track CSVs in tracks_dir (run once)."""
     # Track ids stay strings ("00000001" is not the number 1).
     schema = f"track_id STRING, time {time_type}, lat DOUBLE, lon DOUBLE"
-    df = spark.read.option("header", True).schema(schema).csv(fixes_csv)
-    results = roadsnap_match.match_fixes(spark, df, map_path, binary, per_fix=True, partitions=2).persist()
+    df = spark.read.option("header", True).schema(schema).csv(fixes_csv).cache()
+    df.count()
+    cli = cli_results(binary, map_path, tracks_dir)
+    for engine in roadsnap_match.ENGINES:
+        compare_engine(spark, df, engine, binary, library, map_path, cli, tracks_dir, f"{label} ({engine})",
+                       expect_errors)
+    df.unpersist()
+
+
+def compare_engine(spark, df, engine, binary, library, map_path, cli, tracks_dir, label, expect_errors):
+    t0 = time.time()
+    results = roadsnap_match.match_fixes(spark, df, map_path, binary, per_fix=True, partitions=2, engine=engine,
+                                         library=library).persist()
     subs_df, fixes_df, errors_df = roadsnap_match.tables(results)
-    out = os.path.join(tracks_dir, "parquet")
+    out = os.path.join(tracks_dir, "parquet-" + engine)
     subs_df.write.mode("overwrite").parquet(os.path.join(out, "submatches"))
     fixes_df.write.mode("overwrite").parquet(os.path.join(out, "fixes"))
     errors_df.write.mode("overwrite").parquet(os.path.join(out, "errors"))
@@ -85,7 +99,6 @@ def compare(spark, binary, map_path, fixes_csv, tracks_dir, label, time_type, ex
     fixes = spark.read.parquet(os.path.join(out, "fixes")).toPandas()
     errors = spark.read.parquet(os.path.join(out, "errors")).toPandas()
     results.unpersist()
-    cli = cli_results(binary, map_path, tracks_dir)
     tracks = sorted(cli)
     compared_fixes = 0
     for tid in tracks:
@@ -121,7 +134,9 @@ def compare(spark, binary, map_path, fixes_csv, tracks_dir, label, time_type, ex
                     and g["last_fix"] == p["last_fix"] and g["geometry_wkt"] == wkt)
             check(same, f"{label} {tid} sub-match {p['sub_match']}: Spark {dict(g)} vs CLI {p}")
     for tid in expect_errors:
-        check(tid in set(errors["track_id"]), f"{label}: bad track {tid} not in errors/")
+        reasons = list(errors[errors["track_id"] == tid]["error"])
+        check(len(reasons) == 1 and "no usable fix" in reasons[0],
+              f"{label}: bad track {tid}: errors/ holds {reasons}, expected one 'no usable fix' row")
     print(f"{label}: {len(tracks)} tracks, {compared_fixes} fixes compared; Spark job {spark_seconds:.1f} s",
           flush=True)
 
@@ -142,12 +157,14 @@ def write_tracks(fixes_csv, tracks_dir):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--roadsnap", required=True)
+    p.add_argument("--library", required=True, help="libroadsnap.so.N (make capi-lib) for the capi engine")
     p.add_argument("--work", default=os.path.join(ROOT, ".build", "spark-test"))
     p.add_argument("--kubicka-src", default=None,
                    help="rebuild the 70-track fixture from the dataset folder (subset/ and more50.tar.xz) instead of "
                         "using spark/fixtures/kubicka70")
     a = p.parse_args()
-    binary = os.path.abspath(a.roadsnap)
+    binary, library = os.path.abspath(a.roadsnap), os.path.abspath(a.library)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers need this venv's pyarrow
     os.makedirs(a.work, exist_ok=True)
     t0 = time.time()
     spark = (SparkSession.builder.master("local[2]").appName("roadsnap-test")
@@ -170,7 +187,7 @@ def main():
             f.write(f"{'drive-a' if i < 700 else 'drive-b'},{r['time']},{r['lat']},{r['lon']}\n")
         f.write("nowhere,2009-01-17T20:45:25Z,95.5,-122.1\n")  # latitude out of range: no usable fix
     write_tracks(fixes_csv, sample)
-    compare(spark, binary, rsmap, fixes_csv, sample, "sample", "TIMESTAMP", expect_errors=["nowhere"])
+    compare(spark, binary, library, rsmap, fixes_csv, sample, "sample", "TIMESTAMP", expect_errors=["nowhere"])
 
     # (2) The 70 Kubicka development tracks on one merged network.
     kub = os.path.join(a.work, "kubicka")
@@ -202,7 +219,7 @@ def main():
         write_tracks(fixes_csv, kub)
     n_tracks = len([f for f in os.listdir(kub) if f.endswith(".csv")])
     check(n_tracks == 70, f"kubicka: {n_tracks} tracks, expected 70")
-    compare(spark, binary, krsmap, fixes_csv, kub, "kubicka", "DOUBLE")
+    compare(spark, binary, library, krsmap, fixes_csv, kub, "kubicka", "DOUBLE")
     spark.stop()
     print(f"spark-test: {time.time() - t0:.0f} s, {len(FAILURES)} failure(s)")
     sys.exit(1 if FAILURES else 0)
