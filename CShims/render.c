@@ -356,9 +356,9 @@ rsc_canvas *rsc_render_canvas_from_png(const unsigned char *png, size_t len, cha
 
 /* ---- Roads: projection over whole shape arrays, one cairo path per style class ---- */
 
-size_t rsc_render_path_edges(rsc_canvas *c, const rsc_view_transform *t, const double *unit_xy,
-                             const int64_t *starts, const int32_t *counts, const int32_t *edges, size_t n,
-                             double min_step, double margin) {
+static size_t rsc_path_polylines(rsc_canvas *c, const rsc_view_transform *t, const double *unit_xy,
+                                 const int64_t *starts, const int32_t *counts, const int32_t *edges, size_t n,
+                                 double min_step, double margin, int chain_edges) {
     if (!rsc_canvas_usable(c) || !t || !unit_xy || !starts || !counts || (!edges && n)) return 0;
     const rsc_cairo_api *C = c->C;
     cairo_t *cr = c->cr;
@@ -437,7 +437,7 @@ size_t rsc_render_path_edges(rsc_canvas *c, const rsc_view_transform *t, const d
             }
             double x = p[2 * j], y = p[2 * j + 1];
             if (!open) {
-                if (!(chain && j == 0 && x == ex && y == ey)) {
+                if (!(chain_edges && chain && j == 0 && x == ex && y == ey)) {
                     C->cairo_move_to(cr, x, y);
                     emitted++;
                 }
@@ -462,6 +462,27 @@ size_t rsc_render_path_edges(rsc_canvas *c, const rsc_view_transform *t, const d
         }
     }
     return emitted;
+}
+
+size_t rsc_render_path_edges(rsc_canvas *c, const rsc_view_transform *t, const double *unit_xy,
+                             const int64_t *starts, const int32_t *counts, const int32_t *edges, size_t n,
+                             double min_step, double margin) {
+    return rsc_path_polylines(c, t, unit_xy, starts, counts, edges, n, min_step, margin, 1);
+}
+
+size_t rsc_render_path_rings(rsc_canvas *c, const rsc_view_transform *t, const double *unit_xy,
+                             const int64_t *starts, const int32_t *counts, const int32_t *rings, size_t n,
+                             double min_step, double margin) {
+    return rsc_path_polylines(c, t, unit_xy, starts, counts, rings, n, min_step, margin, 0);
+}
+
+void rsc_render_fill_path(rsc_canvas *c, uint32_t rgba) {
+    if (!rsc_canvas_usable(c)) return;
+    const rsc_cairo_api *C = c->C;
+    C->cairo_set_fill_rule(c->cr, CAIRO_FILL_RULE_EVEN_ODD);
+    rsc_set_colour(c, rgba);
+    C->cairo_fill(c->cr);
+    C->cairo_set_fill_rule(c->cr, CAIRO_FILL_RULE_WINDING);
 }
 
 void rsc_render_stroke_path(rsc_canvas *c, double width, uint32_t rgba, int style, const double *dash, int ndash,

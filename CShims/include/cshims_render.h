@@ -100,6 +100,15 @@ size_t rsc_render_path_edges(rsc_canvas *canvas, const rsc_view_transform *t, co
                              const int64_t *starts, const int32_t *counts, const int32_t *edges, size_t n,
                              double min_step, double margin);
 
+/* As rsc_render_path_edges for the rings of areas (`rings` indices as `edges`): every ring its own subpath (no
+ * joining of consecutive ones), for rsc_render_fill_path. */
+size_t rsc_render_path_rings(rsc_canvas *canvas, const rsc_view_transform *t, const double *unit_xy,
+                             const int64_t *starts, const int32_t *counts, const int32_t *rings, size_t n,
+                             double min_step, double margin);
+
+/* Fills the canvas's current path with the even-odd rule (inner rings make holes) and clears it. */
+void rsc_render_fill_path(rsc_canvas *canvas, uint32_t rgba);
+
 /* Strokes the canvas's current path (from rsc_render_path_edges), keeping it for another stroke when `keep`.
  * `style`: RSC_LINE_ROUND and/or RSC_LINE_FAST_AA bits; dash as in rsc_render_lines. */
 void rsc_render_stroke_path(rsc_canvas *canvas, double width, uint32_t rgba, int style, const double *dash, int ndash,

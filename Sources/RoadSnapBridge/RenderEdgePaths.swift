@@ -68,6 +68,31 @@ extension RenderCanvas {
         }
     }
 
+    /// Replaces the current path with the projected rings of areas (`rings` indices into `shapes`), each its own
+    /// subpath, simplified and culled as `pathEdges`; fill it with `fillPath`. Returns the number of points.
+    @discardableResult
+    public func pathRings(_ shapes: RenderEdgeShapes, rings: [Int32], transform: RenderViewTransform,
+                          minStep: Double, margin: Double) -> Int
+    {
+        var t = rsc_view_transform(world: transform.world, tx: transform.targetX, ty: transform.targetY,
+                                   cos_b: transform.cosBearing, sin_b: transform.sinBearing,
+                                   sin_t: transform.sinTilt, cos_t: transform.cosTilt, eye: transform.eye,
+                                   cx: transform.centerX, cy: transform.centerY)
+        return shapes.unitXY.withUnsafeBufferPointer { xy in
+            shapes.starts.withUnsafeBufferPointer { s in
+                shapes.counts.withUnsafeBufferPointer { c in
+                    rings.withUnsafeBufferPointer { r in
+                        Int(rsc_render_path_rings(handle, &t, xy.baseAddress, s.baseAddress, c.baseAddress,
+                                                  r.baseAddress, r.count, minStep, margin))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fills the current path (even-odd: inner rings are holes) and clears it.
+    public func fillPath(_ color: RenderColor) { rsc_render_fill_path(handle, color.rgba) }
+
     /// Strokes the current path (from `pathEdges`), keeping it for another stroke when `keep`; `fastAntialias`
     /// uses cairo's 4x4 coverage grid (about twice as fast, for the road layers).
     public func strokePath(width: Double, color: RenderColor, round: Bool = true, fastAntialias: Bool = false,

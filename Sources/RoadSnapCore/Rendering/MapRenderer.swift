@@ -24,9 +24,21 @@ public final class MapRenderer {
     /// Whether roads are culled with the segment index (true); false draws every edge (a baseline for benchmarks).
     public var cullsWithIndex = true
 
-    /// A renderer for `network` (nil for overlays only).
-    public init(network: RoadNetwork?) throws(RoadSnapError) {
+    /// The area layer drawn under the roads (water, buildings), with its rings in unit web-Mercator.
+    public let areas: MapAreas?
+    private let areaShapes: (shapes: RenderEdgeShapes, water: [Int32], building: [Int32])?
+
+    /// A renderer for `network` (nil for overlays only) and its map's `areas` (water and buildings, drawn under the
+    /// roads in map type `normal`; nil or empty for none).
+    public init(network: RoadNetwork?, areas: MapAreas? = nil) throws(RoadSnapError) {
         self.network = network
+        self.areas = areas
+        if let areas, areas.count > 0 {
+            let u = try areas.unitShapes()
+            areaShapes = (u.0, u.water, u.building)
+        } else {
+            areaShapes = nil
+        }
         if let network, network.edges.count > 0 {
             frame = try network.makeFrame()
             query = try SegmentQuery(index: network.index, capacity: network.edges.count)
@@ -61,6 +73,7 @@ public final class MapRenderer {
         let projection = MapProjection(options)
         canvas.clear(options.background ?? style.background)
         lastVisibleEdgeCount = 0
+        if options.mapType == .normal { drawAreas(projection, style, canvas) }
         if options.mapType == .normal, let network {
             findVisibleEdges(network, projection)
             drawRoads(network, projection, style, canvas)
@@ -70,6 +83,23 @@ public final class MapRenderer {
         for route in overlays.routes { drawRoute(route, projection, style, canvas) }
         for marker in overlays.markers { drawMarker(marker, projection, style, canvas) }
         if let me = options.myLocation { drawMyLocation(me, projection, style, canvas) }
+    }
+
+    // MARK: areas
+
+    /// Water, then buildings (from zoom 14), filled under the roads.
+    private func drawAreas(_ projection: MapProjection, _ style: MapStyle, _ canvas: RenderCanvas) {
+        guard let areaShapes else { return }
+        let minStep = 0.5 / projection.options.scale
+        let t = projection.viewTransform
+        if canvas.pathRings(areaShapes.shapes, rings: areaShapes.water, transform: t, minStep: minStep, margin: 1) > 0 {
+            canvas.fillPath(style.water)
+        }
+        if projection.options.camera.zoom >= 14,
+           canvas.pathRings(areaShapes.shapes, rings: areaShapes.building, transform: t, minStep: minStep, margin: 1) > 0
+        {
+            canvas.fillPath(style.building)
+        }
     }
 
     // MARK: roads
