@@ -32,6 +32,23 @@ enum RenderBenchmark {
         let route = try RouteLine(coordinates: snapped.compactMap { $0?.coordinate }, drivenDistance: 2000)
         let overlays = MapOverlays(routes: [route])
         var rgba = [UInt8](repeating: 0, count: 1280 * 720 * 4)
+        // `render profile N`: N follow frames (tilt 0, culled) and one full Andorra picture, no timing, for
+        // valgrind --tool=callgrind / perf (repeatable instruction counts on a busy machine).
+        if let at = args.firstIndex(of: "profile") {
+            let rest = Array(args[(at + 1)...])
+            let n = rest.first.flatMap { Int($0) } ?? 10
+            for k in 0..<n { renderer.draw(try options(k, tilt: 0), overlays: overlays, on: canvas) }
+            if !rest.contains("frames") {
+                let tiled = try MapLoader.load(path: repoPath("Tests/RoadSnapCoreTests/Fixtures/osm/andorra.osm.pbf"))
+                    .tiled(rows: 10, columns: 10)
+                let big = try MapRenderer(network: tiled)
+                let camera = try MapCamera.fitting(tiled.bounds, width: 2048, height: 2048)
+                let bigCanvas = try RenderCanvas(kind: .raster, width: 2048, height: 2048)
+                big.draw(try MapViewOptions(width: 2048, height: 2048, camera: camera), overlays: MapOverlays(),
+                         on: bigCanvas)
+            }
+            return
+        }
         print("sample city: \(network.edges.count) edges, \(follow.count) follow positions")
         for tilt in [0.0, 45.0] {
             for cull in [true, false] {

@@ -59,7 +59,8 @@
     X(cairo_close_path) X(cairo_new_path) X(cairo_arc) X(cairo_stroke) X(cairo_fill) X(cairo_fill_preserve)          \
     X(cairo_stroke_preserve) X(cairo_set_line_width) X(cairo_set_line_cap) X(cairo_set_line_join) X(cairo_set_dash)   \
     X(cairo_select_font_face) X(cairo_set_font_size) X(cairo_text_extents) X(cairo_show_text) X(cairo_text_path)    \
-    X(cairo_image_surface_create_from_png_stream) X(cairo_image_surface_get_width) X(cairo_image_surface_get_height)
+    X(cairo_image_surface_create_from_png_stream) X(cairo_image_surface_get_width) X(cairo_image_surface_get_height)  \
+    X(cairo_set_antialias) X(cairo_set_fill_rule)
 
 /* One pointer per function, named as the function and of its type (from the library's own header). */
 #define RSC_LIBS_FIELD(name) __typeof__(name) *name;

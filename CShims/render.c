@@ -17,6 +17,10 @@ struct rsc_canvas {
     unsigned char *bytes;
     size_t length, capacity;
     int out_of_memory;
+    /* Size in points; scratch for one edge's projected points (rsc_render_path_edges). */
+    double width, height;
+    double *edge_xy;
+    size_t edge_capacity;
 };
 
 static cairo_status_t rsc_canvas_append(void *closure, const unsigned char *data, unsigned int length) {
@@ -64,6 +68,8 @@ rsc_canvas *rsc_render_canvas_create(int kind, double width, double height, doub
     c->kind = kind;
     c->pixel_width = (int)lround(pw);
     c->pixel_height = (int)lround(ph);
+    c->width = width;
+    c->height = height;
     if (kind == RSC_CANVAS_RASTER) {
         c->surface = C->cairo_image_surface_create(CAIRO_FORMAT_ARGB32, c->pixel_width, c->pixel_height);
     } else {
@@ -92,6 +98,7 @@ void rsc_render_canvas_destroy(rsc_canvas *c) {
     c->C->cairo_destroy(c->cr);
     c->C->cairo_surface_destroy(c->surface);
     free(c->bytes);
+    free(c->edge_xy);
     free(c);
 }
 
@@ -341,6 +348,157 @@ rsc_canvas *rsc_render_canvas_from_png(const unsigned char *png, size_t len, cha
     c->surface = surface;
     c->pixel_width = C->cairo_image_surface_get_width(surface);
     c->pixel_height = C->cairo_image_surface_get_height(surface);
+    c->width = c->pixel_width;
+    c->height = c->pixel_height;
     c->cr = C->cairo_create(surface);
     return c;
+}
+
+/* ---- Roads: projection over whole shape arrays, one cairo path per style class ---- */
+
+static size_t rsc_path_polylines(rsc_canvas *c, const rsc_view_transform *t, const double *unit_xy,
+                                 const int64_t *starts, const int32_t *counts, const int32_t *edges, size_t n,
+                                 double min_step, double margin, int chain_edges) {
+    if (!rsc_canvas_usable(c) || !t || !unit_xy || !starts || !counts || (!edges && n)) return 0;
+    const rsc_cairo_api *C = c->C;
+    cairo_t *cr = c->cr;
+    C->cairo_new_path(cr);
+    const double world = t->world, tx = t->tx, ty = t->ty, cb = t->cos_b, sb = t->sin_b;
+    const double st = t->sin_t, ct = t->cos_t, eye = t->eye, cx = t->cx, cy = t->cy, near = t->eye * 0.05;
+    const double lo_x = -margin, hi_x = c->width + margin, lo_y = -margin, hi_y = c->height + margin;
+    const double step2 = min_step > 0 ? min_step * min_step : 0;
+    size_t emitted = 0;
+    /* Whether the path's last subpath ended on the last point of the previous edge (at ex, ey): an edge starting
+     * there continues it (one subpath along a way's consecutive edges: fewer caps to stroke). */
+    int chain = 0;
+    double ex = 0, ey = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t e = edges[i];
+        int32_t m = counts[e];
+        if (m < 2) continue;
+        if ((size_t)m > c->edge_capacity) {
+            size_t cap = c->edge_capacity ? c->edge_capacity : 256;
+            while (cap < (size_t)m) cap *= 2;
+            double *grown = realloc(c->edge_xy, cap * 2 * sizeof *grown);
+            if (!grown) return 0;
+            c->edge_xy = grown;
+            c->edge_capacity = cap;
+        }
+        const double *u = unit_xy + 2 * starts[e];
+        double *p = c->edge_xy;
+        double minx = INFINITY, maxx = -INFINITY, miny = INFINITY, maxy = -INFINITY;
+        for (int32_t j = 0; j < m; j++) {
+            double dx = u[2 * j] * world - tx, dy = u[2 * j + 1] * world - ty;
+            double rx = dx * cb + dy * sb, ry = -dx * sb + dy * cb;
+            double x, y;
+            if (st == 0) {
+                x = cx + rx;
+                y = cy + ry;
+            } else {
+                double depth = eye - ry * st; /* ahead (up on the picture) is -ry */
+                if (depth < near) {
+                    p[2 * j] = NAN;
+                    p[2 * j + 1] = NAN;
+                    continue;
+                }
+                double k = eye / depth;
+                x = cx + rx * k;
+                y = cy + ry * ct * k;
+            }
+            p[2 * j] = x;
+            p[2 * j + 1] = y;
+            if (x < minx) minx = x;
+            if (x > maxx) maxx = x;
+            if (y < miny) miny = y;
+            if (y > maxy) maxy = y;
+        }
+        if (maxx < lo_x || minx > hi_x || maxy < lo_y || miny > hi_y) { /* (also: all beyond the horizon) */
+            chain = 0;
+            continue;
+        }
+        /* Runs between horizon breaks; within a run, points within min_step of the last kept one wait as
+         * `pending` and are drawn only if they end the run. */
+        int open = 0, have_pending = 0;
+        double lx = 0, ly = 0, px = 0, py = 0;
+        for (int32_t j = 0; j <= m; j++) {
+            int valid = j < m && !isnan(p[2 * j]);
+            if (!valid) {
+                if (open && have_pending) {
+                    C->cairo_line_to(cr, px, py);
+                    emitted++;
+                    lx = px;
+                    ly = py;
+                }
+                chain = open && j == m;
+                ex = lx;
+                ey = ly;
+                open = have_pending = 0;
+                continue;
+            }
+            double x = p[2 * j], y = p[2 * j + 1];
+            if (!open) {
+                if (!(chain_edges && chain && j == 0 && x == ex && y == ey)) {
+                    C->cairo_move_to(cr, x, y);
+                    emitted++;
+                }
+                lx = x;
+                ly = y;
+                open = 1;
+                have_pending = 0;
+                continue;
+            }
+            double ddx = x - lx, ddy = y - ly;
+            if (ddx * ddx + ddy * ddy < step2) {
+                px = x;
+                py = y;
+                have_pending = 1;
+                continue;
+            }
+            C->cairo_line_to(cr, x, y);
+            emitted++;
+            lx = x;
+            ly = y;
+            have_pending = 0;
+        }
+    }
+    return emitted;
+}
+
+size_t rsc_render_path_edges(rsc_canvas *c, const rsc_view_transform *t, const double *unit_xy,
+                             const int64_t *starts, const int32_t *counts, const int32_t *edges, size_t n,
+                             double min_step, double margin) {
+    return rsc_path_polylines(c, t, unit_xy, starts, counts, edges, n, min_step, margin, 1);
+}
+
+size_t rsc_render_path_rings(rsc_canvas *c, const rsc_view_transform *t, const double *unit_xy,
+                             const int64_t *starts, const int32_t *counts, const int32_t *rings, size_t n,
+                             double min_step, double margin) {
+    return rsc_path_polylines(c, t, unit_xy, starts, counts, rings, n, min_step, margin, 0);
+}
+
+void rsc_render_fill_path(rsc_canvas *c, uint32_t rgba) {
+    if (!rsc_canvas_usable(c)) return;
+    const rsc_cairo_api *C = c->C;
+    C->cairo_set_fill_rule(c->cr, CAIRO_FILL_RULE_EVEN_ODD);
+    rsc_set_colour(c, rgba);
+    C->cairo_fill(c->cr);
+    C->cairo_set_fill_rule(c->cr, CAIRO_FILL_RULE_WINDING);
+}
+
+void rsc_render_stroke_path(rsc_canvas *c, double width, uint32_t rgba, int style, const double *dash, int ndash,
+                            int keep) {
+    if (!rsc_canvas_usable(c)) return;
+    const rsc_cairo_api *C = c->C;
+    if (!(width > 0)) {
+        if (!keep) C->cairo_new_path(c->cr);
+        return;
+    }
+    rsc_set_line(c, width, style);
+    C->cairo_set_dash(c->cr, (dash && ndash > 0) ? dash : NULL, (dash && ndash > 0) ? ndash : 0, 0);
+    rsc_set_colour(c, rgba);
+    if (style & RSC_LINE_FAST_AA) C->cairo_set_antialias(c->cr, CAIRO_ANTIALIAS_FAST);
+    if (keep) C->cairo_stroke_preserve(c->cr);
+    else C->cairo_stroke(c->cr);
+    if (style & RSC_LINE_FAST_AA) C->cairo_set_antialias(c->cr, CAIRO_ANTIALIAS_DEFAULT);
+    C->cairo_set_dash(c->cr, NULL, 0, 0);
 }

@@ -850,6 +850,18 @@ typedef struct rs_render_options {
     double my_latitude, my_longitude;
     double my_course;              /* degrees, NaN unknown (no arrow) */
     double my_accuracy;            /* metres, NaN unknown (no circle) */
+    /* Overlays (appended: a caller built against an older header, with its smaller `size`, draws none). Arrays are
+     * (latitude, longitude) pairs in degrees, read during the call only; a count > 0 with a NULL array is
+     * RS_E_NULL_ARGUMENT, an invalid coordinate RS_E_INVALID_ARGUMENT. */
+    const double *route_latlon;    /* the route line: route_count pairs (NULL/0: none) */
+    size_t route_count;
+    double route_driven;           /* metres from the route's start drawn as driven (grey); default 0 */
+    const double *marker_latlon;   /* markers (pins, waypoints): marker_count pairs */
+    size_t marker_count;
+    const double *fix_latlon;      /* raw fixes (red dots): fix_count pairs */
+    const double *fix_matched_latlon; /* NULL, or fix_count pairs where each fix matched (NaN: unmatched), joined
+                                         to the raw fix by a short line and drawn as a green dot */
+    size_t fix_count;
 } rs_render_options;
 
 /* Defaults into *options (including its size). Errors: RS_E_NULL_ARGUMENT. [thread-safe] */

@@ -25,7 +25,9 @@ public func rs_render_options_init(_ options: UnsafeMutablePointer<rs_render_opt
             size: UInt32(MemoryLayout<rs_render_options>.size), width: 640, height: 480, scale: 1, latitude: 0,
             longitude: 0, zoom: 16, bearing: 0, tilt: 0, padding_top: 0, padding_left: 0, padding_bottom: 0,
             padding_right: 0, style: RS_STYLE_LIGHT, map_type: RS_MAP_TYPE_NORMAL, background_rgba: 0,
-            show_my_location: 0, my_latitude: 0, my_longitude: 0, my_course: .nan, my_accuracy: .nan)
+            show_my_location: 0, my_latitude: 0, my_longitude: 0, my_course: .nan, my_accuracy: .nan,
+            route_latlon: nil, route_count: 0, route_driven: 0, marker_latlon: nil, marker_count: 0, fix_latlon: nil,
+            fix_matched_latlon: nil, fix_count: 0)
     }
 }
 
@@ -74,15 +76,56 @@ public func rs_render_rgba(_ map: OpaquePointer?, _ options: UnsafePointer<rs_re
                                         right: o.padding_right),
                 colorScheme: o.style == RS_STYLE_DARK ? .dark : .light, myLocation: me)
         }
+        let overlays = try renderOverlays(o)
         let canvas = try bridging { () throws(RoadSnapError) in
             try RenderCanvas(kind: .raster, width: view.width, height: view.height, scale: view.scale)
         }
         let buffer = try checkBuffer(out, stride: stride, size: outSize, width: canvas.pixelWidth,
                                      height: canvas.pixelHeight)
         let renderer = try bridging { () throws(RoadSnapError) in try MapRenderer(network: network) }
-        renderer.draw(view, overlays: MapOverlays(), on: canvas)
+        renderer.draw(view, overlays: overlays, on: canvas)
         try bridging { () throws(RoadSnapError) in try canvas.rgba(into: buffer, stride: stride) }
     }
+}
+
+/// The coordinates of `count` (latitude, longitude) pairs; `field` names the array in errors. A NaN pair is nil
+/// when `allowsMissing`.
+private func latLonPairs(_ p: UnsafePointer<Double>?, _ count: Int, _ field: String, allowsMissing: Bool = false)
+    throws(APIFailure) -> [GeoCoordinate?]
+{
+    guard count > 0 else { return [] }
+    guard let p else { throw .null(field) }
+    guard count <= 100_000_000 else { throw APIFailure(RS_E_INVALID_ARGUMENT, "\(field): count \(count) too large") }
+    var out: [GeoCoordinate?] = []
+    out.reserveCapacity(count)
+    for i in 0..<count {
+        let lat = p[2 * i], lon = p[2 * i + 1]
+        if allowsMissing && lat.isNaN && lon.isNaN { out.append(nil); continue }
+        do throws(RoadSnapError) {
+            out.append(try GeoCoordinate(latitude: lat, longitude: lon))
+        } catch {
+            throw APIFailure(RS_E_INVALID_ARGUMENT, "\(field)[\(i)]: \(lat),\(lon) is not a coordinate")
+        }
+    }
+    return out
+}
+
+/// The overlays of the options' appended fields (route line, markers, fixes).
+private func renderOverlays(_ o: rs_render_options) throws(APIFailure) -> MapOverlays {
+    var overlays = MapOverlays()
+    let route = try latLonPairs(o.route_latlon, o.route_count, "route_latlon").compactMap { $0 }
+    if route.count >= 2 {
+        overlays.routes = [try bridging { () throws(RoadSnapError) in
+            try RouteLine(coordinates: route, drivenDistance: o.route_driven)
+        }]
+    }
+    overlays.markers = try latLonPairs(o.marker_latlon, o.marker_count, "marker_latlon").compactMap { $0 }
+        .map { MapMarker(coordinate: $0) }
+    let raw = try latLonPairs(o.fix_latlon, o.fix_count, "fix_latlon").compactMap { $0 }
+    let matched = o.fix_matched_latlon == nil ? [GeoCoordinate?](repeating: nil, count: raw.count)
+        : try latLonPairs(o.fix_matched_latlon, o.fix_count, "fix_matched_latlon", allowsMissing: true)
+    overlays.fixes = zip(raw, matched).map { FixMark(raw: $0, matched: $1) }
+    return overlays
 }
 
 @implementation @c

@@ -161,7 +161,8 @@ enum CommandSpecs {
             + "| --gpsd HOST:PORT) [--title NAME]... [--traffic FILE] [--avoid highways,tolls,ferries|none] [--no-locations] "
             + "[--units metric|imperial|uk] [--speak DIR] [--arrival-radius M] [--time-threshold S] [--distance-threshold M] "
             + "[--speed-alert MINOR%,MAJOR%,SECONDS] [--jitter SIGMA_M] [--pause AT_S,FOR_S] "
-            + "[--faster-route-percent X] [--accept-faster-routes] [--serve HOST:PORT|SOCKET]",
+            + "[--faster-route-percent X] [--accept-faster-routes] [--serve HOST:PORT|SOCKET] "
+            + "[--frames DIR [--frame-size WxH] [--frame-every SECONDS]]",
         flags: [map,
                 Flag("to", "LAT,LON", "destination; repeat for a multi-stop trip", repeats: true),
                 Flag("title", "NAME", "title of the destination given at the same position", repeats: true),
@@ -187,7 +188,10 @@ enum CommandSpecs {
                 Flag("pause", "AT_S,FOR_S", "pause the simulated car at AT_S seconds for FOR_S seconds"),
                 Flag("faster-route-percent", "X", "offer a reroute when a route X % faster appears under traffic"),
                 Flag("accept-faster-routes", nil, "take every faster route offered"),
-                Flag("serve", "HOST:PORT|SOCKET", "also serve the JSON-lines feed to any number of consumers")],
+                Flag("serve", "HOST:PORT|SOCKET", "also serve the JSON-lines feed to any number of consumers"),
+                Flag("frames", "DIR", "write head-unit frames (map, maneuver banner, lanes, ETA) as PNG into DIR"),
+                Flag("frame-size", "WxH", "head-unit frame size in points (default 800x480)"),
+                Flag("frame-every", "SECONDS", "seconds of location time between frames (default 1)")],
         operands: nil)
 
     static let render = CommandSpec(

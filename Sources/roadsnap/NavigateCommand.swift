@@ -55,6 +55,7 @@ enum NavigateCommand {
         }
         session.navigator.add(printer)
         session.roadSnappedLocationProvider.add(printer)
+        let frames = try NavigateFrames.start(opts, network: network, session: session)
         session.roadSnappedLocationProvider.startUpdatingLocation()
         session.navigator.trafficFeed = traffic
 
@@ -118,6 +119,7 @@ enum NavigateCommand {
                 printer.done.wait()
             }
             simulator.stopSimulation()
+            try NavigateFrames.finish(frames)
             return 0
         }
 
@@ -148,6 +150,7 @@ enum NavigateCommand {
         }
         progress.report(fixTime: session.roadSnappedLocationProvider.latestLocation?.timestamp, fixes: fixes,
                         reroutes: printer.reroutes, force: true)
+        try NavigateFrames.finish(frames)
         return 0
     }
 }

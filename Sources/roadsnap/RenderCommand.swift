@@ -81,7 +81,9 @@ enum RenderCommand {
                                          background: background, mapType: mapType, padding: padding,
                                          colorScheme: scheme, lightingMode: lightingNow(at: camera.target),
                                          traffic: traffic, myLocation: myLocation)
-        let renderer = try MapRenderer(network: network)
+        // Water and buildings of an OSM map (none for GeoJSON or compiled maps), drawn under the roads.
+        let areas = mapType == .normal ? try MapAreas.load(path: try opts.require("map")) : nil
+        let renderer = try MapRenderer(network: network, areas: areas)
         let t0 = monotonicSeconds()
         try PictureOutput.write(renderer, options, overlays: overlays, to: out)
         writeStderr("wrote \(out): \(Int(size.width * scale))x\(Int(size.height * scale)) px, zoom "

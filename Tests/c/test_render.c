@@ -1,11 +1,24 @@
 /* Pictures through the C API (issue 14): rs_render_rgba and rs_maneuver_icon_rgba into caller-owned buffers.
  * Usage: test_render REPO_DIR (reads Tests/c/Fixtures/two-roads.geojson: Main Street runs east-west at 47.57). */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
 
 static const uint8_t *pixel(const uint8_t *rgba, size_t stride, int x, int y) { return rgba + (size_t)y * stride + 4 * (size_t)x; }
+
+/* Whether a pixel within 2 of (x, y) has the colour (each channel within 8). */
+static int colour_near(const uint8_t *rgba, size_t stride, int x, int y, uint32_t rgb) {
+    for (int dy = -2; dy <= 2; dy++)
+        for (int dx = -2; dx <= 2; dx++) {
+            const uint8_t *p = pixel(rgba, stride, x + dx, y + dy);
+            if (abs(p[0] - (int)(rgb >> 16)) <= 8 && abs(p[1] - (int)((rgb >> 8) & 255)) <= 8 &&
+                abs(p[2] - (int)(rgb & 255)) <= 8)
+                return 1;
+        }
+    return 0;
+}
 
 int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: test_render REPO_DIR\n"); return 2; }
@@ -34,6 +47,34 @@ int main(int argc, char **argv) {
     CHECK_STATUS(rs_render_rgba(NULL, &o, buf, stride, stride * 100), RS_OK);
     road = pixel(buf, stride, 100, 50);
     CHECK(road[0] == 0x20 && road[1] == 0x40 && road[2] == 0x60 && road[3] == 0xFF);
+
+    /* Overlays through the appended fields: a route line across the middle (light route blue), a raw fix ~47 px
+     * right and ~28 px up (red) and a marker pin ~47 px left and ~41 px down (its head ~17 px above, marker red). */
+    double route[] = {47.57, -122.150, 47.57, -122.148};
+    double fixes[] = {47.5702, -122.1485};
+    double markers[] = {47.5697, -122.1495};
+    o.route_latlon = route; o.route_count = 2;
+    o.fix_latlon = fixes; o.fix_count = 1;
+    o.marker_latlon = markers; o.marker_count = 1;
+    CHECK_STATUS(rs_render_rgba(NULL, &o, buf, stride, stride * 100), RS_OK);
+    CHECK(colour_near(buf, stride, 100, 50, 0x1A73E8));
+    CHECK(colour_near(buf, stride, 147, 22, 0xD93A2B));
+    CHECK(colour_near(buf, stride, 53, 74, 0xDB4437));
+    CHECK(!colour_near(buf, stride, 100, 15, 0x1A73E8));
+    /* A caller built before the overlay fields (smaller size) draws none of them. */
+    o.size = (uint32_t)offsetof(rs_render_options, route_latlon);
+    CHECK_STATUS(rs_render_rgba(NULL, &o, buf, stride, stride * 100), RS_OK);
+    CHECK(!colour_near(buf, stride, 100, 50, 0x1A73E8));
+    o.size = sizeof o;
+    /* A count with a NULL array, a coordinate out of range. */
+    o.fix_latlon = NULL;
+    CHECK_STATUS(rs_render_rgba(NULL, &o, buf, stride, stride * 100), RS_E_NULL_ARGUMENT);
+    CHECK(strstr(rs_last_error_message(), "fix_latlon") != NULL);
+    fixes[0] = 95;
+    o.fix_latlon = fixes;
+    CHECK_STATUS(rs_render_rgba(NULL, &o, buf, stride, stride * 100), RS_E_INVALID_ARGUMENT);
+    CHECK(strstr(rs_last_error_message(), "fix_latlon[0]") != NULL);
+    o.route_count = o.fix_count = o.marker_count = 0;
 
     /* Bad input: clear statuses, nothing drawn outside the buffer. */
     CHECK_STATUS(rs_render_rgba(map, &o, buf, 100, stride * 100), RS_E_BUFFER_TOO_SMALL);

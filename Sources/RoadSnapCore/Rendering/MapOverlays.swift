@@ -86,6 +86,8 @@ public struct MapStyle: Hashable, Sendable {
     public var location: RenderColor, locationHalo: RenderColor, accuracy: RenderColor
     /// Traffic colours: free flow, slower, heavy (speed against free flow as the delay categories).
     public var trafficLight: RenderColor, trafficMedium: RenderColor, trafficHeavy: RenderColor
+    /// Area fills (the map's area layer, under the roads).
+    public var water: RenderColor, building: RenderColor
 
     /// Light: a pale land colour, white minor roads, warm major roads, blue route.
     public static let light = MapStyle(
@@ -100,7 +102,8 @@ public struct MapStyle: Hashable, Sendable {
         markerText: RenderColor(rgba: 0xFFFF_FFFF), location: RenderColor(rgba: 0x4285_F4FF),
         locationHalo: RenderColor(rgba: 0xFFFF_FFFF), accuracy: RenderColor(rgba: 0x4285_F433),
         trafficLight: RenderColor(rgba: 0x34A8_53FF), trafficMedium: RenderColor(rgba: 0xFBBC_04FF),
-        trafficHeavy: RenderColor(rgba: 0xEA43_35FF))
+        trafficHeavy: RenderColor(rgba: 0xEA43_35FF), water: RenderColor(rgba: 0xAAD3_DFFF),
+        building: RenderColor(rgba: 0xD9D0_C9FF))
 
     /// Dark: a dark navy land colour, grey roads, muted warm major roads, light blue route.
     public static let dark = MapStyle(
@@ -115,7 +118,8 @@ public struct MapStyle: Hashable, Sendable {
         markerText: RenderColor(rgba: 0x2020_20FF), location: RenderColor(rgba: 0x8AB4_F8FF),
         locationHalo: RenderColor(rgba: 0x1D22_2BFF), accuracy: RenderColor(rgba: 0x8AB4_F833),
         trafficLight: RenderColor(rgba: 0x5BB9_74FF), trafficMedium: RenderColor(rgba: 0xFCC9_34FF),
-        trafficHeavy: RenderColor(rgba: 0xEE67_5CFF))
+        trafficHeavy: RenderColor(rgba: 0xEE67_5CFF), water: RenderColor(rgba: 0x1B3A_4BFF),
+        building: RenderColor(rgba: 0x2C32_3CFF))
 
     /// The style of a scheme (`auto` must be resolved first; it gives light).
     public static func of(_ scheme: MapColorScheme) -> MapStyle { scheme == .dark ? .dark : .light }

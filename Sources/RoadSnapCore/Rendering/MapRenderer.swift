@@ -12,21 +12,42 @@ public final class MapRenderer {
     public let network: RoadNetwork?
     private let frame: LocalFrame?
     private let query: SegmentQuery?
+    /// Edge shapes in unit web-Mercator (computed once: a frame only rotates and scales them) and each edge's
+    /// road bucket.
+    private let shapes: RenderEdgeShapes?
+    private let edgeBucket: [UInt8]
     private var visible: [Int] = []
+    /// Scratch: the visible edges of each bucket (kept between frames).
+    private var bucketEdges = [[Int32]](repeating: [], count: Bucket.allCases.count)
     /// Edges found in view by the last `draw` (all edges when the view covered the whole network).
     public private(set) var lastVisibleEdgeCount = 0
     /// Whether roads are culled with the segment index (true); false draws every edge (a baseline for benchmarks).
     public var cullsWithIndex = true
 
-    /// A renderer for `network` (nil for overlays only).
-    public init(network: RoadNetwork?) throws(RoadSnapError) {
+    /// The area layer drawn under the roads (water, buildings), with its rings in unit web-Mercator.
+    public let areas: MapAreas?
+    private let areaShapes: (shapes: RenderEdgeShapes, water: [Int32], building: [Int32])?
+
+    /// A renderer for `network` (nil for overlays only) and its map's `areas` (water and buildings, drawn under the
+    /// roads in map type `normal`; nil or empty for none).
+    public init(network: RoadNetwork?, areas: MapAreas? = nil) throws(RoadSnapError) {
         self.network = network
+        self.areas = areas
+        if let areas, areas.count > 0 {
+            let u = try areas.unitShapes()
+            areaShapes = (u.0, u.water, u.building)
+        } else {
+            areaShapes = nil
+        }
         if let network, network.edges.count > 0 {
             frame = try network.makeFrame()
             query = try SegmentQuery(index: network.index, capacity: network.edges.count)
+            (shapes, edgeBucket) = try Self.unitShapes(network)
         } else {
             frame = nil
             query = nil
+            shapes = nil
+            edgeBucket = []
         }
     }
 
@@ -52,6 +73,7 @@ public final class MapRenderer {
         let projection = MapProjection(options)
         canvas.clear(options.background ?? style.background)
         lastVisibleEdgeCount = 0
+        if options.mapType == .normal { drawAreas(projection, style, canvas) }
         if options.mapType == .normal, let network {
             findVisibleEdges(network, projection)
             drawRoads(network, projection, style, canvas)
@@ -61,6 +83,23 @@ public final class MapRenderer {
         for route in overlays.routes { drawRoute(route, projection, style, canvas) }
         for marker in overlays.markers { drawMarker(marker, projection, style, canvas) }
         if let me = options.myLocation { drawMyLocation(me, projection, style, canvas) }
+    }
+
+    // MARK: areas
+
+    /// Water, then buildings (from zoom 14), filled under the roads.
+    private func drawAreas(_ projection: MapProjection, _ style: MapStyle, _ canvas: RenderCanvas) {
+        guard let areaShapes else { return }
+        let minStep = 0.5 / projection.options.scale
+        let t = projection.viewTransform
+        if canvas.pathRings(areaShapes.shapes, rings: areaShapes.water, transform: t, minStep: minStep, margin: 1) > 0 {
+            canvas.fillPath(style.water)
+        }
+        if projection.options.camera.zoom >= 14,
+           canvas.pathRings(areaShapes.shapes, rings: areaShapes.building, transform: t, minStep: minStep, margin: 1) > 0
+        {
+            canvas.fillPath(style.building)
+        }
     }
 
     // MARK: roads
@@ -127,14 +166,36 @@ public final class MapRenderer {
         }
     }
 
-    /// Adds an edge's shape as one polyline (broken where it passes beyond a tilted camera's horizon).
-    @inline(__always) private func collect(_ network: RoadNetwork, edge e: Int, _ projection: MapProjection,
-                                           _ canvas: RenderCanvas)
-    {
-        for c in network.geometry(ofEdge: e) {
-            if let p = projection.point(c) { canvas.point(p.x, p.y) } else { canvas.endLine() }
+    /// Every edge's shape in unit web-Mercator and its bucket (once per map).
+    private static func unitShapes(_ network: RoadNetwork) throws(RoadSnapError) -> (RenderEdgeShapes, [UInt8]) {
+        var xy = [Double]()
+        xy.reserveCapacity(network.shape.count * 2)
+        for i in 0..<network.shape.count {
+            let u = WebMercator.unit(network.shape[i])
+            xy.append(u.x)
+            xy.append(u.y)
         }
-        canvas.endLine()
+        var starts = [Int64](), counts = [Int32](), buckets = [UInt8]()
+        starts.reserveCapacity(network.edges.count)
+        counts.reserveCapacity(network.edges.count)
+        buckets.reserveCapacity(network.edges.count)
+        for e in 0..<network.edges.count {
+            let edge = network.edges[e]
+            starts.append(Int64(edge.shapeStart))
+            counts.append(Int32(clamping: edge.shapeCount))
+            buckets.append(UInt8(Bucket(edge.attributes.roadClass).rawValue))
+        }
+        return (try RenderEdgeShapes(unitXY: xy, starts: starts, counts: counts), buckets)
+    }
+
+    /// Puts the edges on the canvas's path (projected in C over the cached shapes; below half a pixel simplified,
+    /// off the picture skipped); false when none was.
+    private func pathEdges(_ edges: [Int32], _ projection: MapProjection, _ canvas: RenderCanvas, margin: Double)
+        -> Bool
+    {
+        guard let shapes, !edges.isEmpty else { return false }
+        return canvas.pathEdges(shapes, edges: edges, transform: projection.viewTransform,
+                                minStep: 0.5 / projection.options.scale, margin: margin) > 0
     }
 
     private func drawRoads(_ network: RoadNetwork, _ projection: MapProjection, _ style: MapStyle,
@@ -142,20 +203,19 @@ public final class MapRenderer {
     {
         let zoom = projection.options.camera.zoom
         let factor = max(0.12, min(4, exp2(zoom - 16)))
-        var buckets = [[Int]](repeating: [], count: Bucket.allCases.count)
-        for e in visible { buckets[Bucket(network.edges[e].attributes.roadClass).rawValue].append(e) }
+        for b in bucketEdges.indices { bucketEdges[b].removeAll(keepingCapacity: true) }
+        for e in visible { bucketEdges[Int(edgeBucket[e])].append(Int32(truncatingIfNeeded: e)) }
         for bucket in Bucket.allCases {
-            let edges = buckets[bucket.rawValue]
-            if edges.isEmpty || (bucket == .service && zoom < 13) { continue }
-            canvas.beginLines()
-            for e in edges { collect(network, edge: e, projection, canvas) }
+            if bucket == .service && zoom < 13 { continue }
             let w = max(0.6, bucket.width * factor)
+            let casing = w + max(1, w * 0.2)
+            guard pathEdges(bucketEdges[bucket.rawValue], projection, canvas, margin: casing / 2 + 2) else { continue }
             if bucket == .ferry {
-                canvas.strokeLines(width: w, color: bucket.fill(style), dash: [6, 4])
+                canvas.strokePath(width: w, color: bucket.fill(style), fastAntialias: true, dash: [6, 4])
                 continue
             }
-            if w >= 2 { canvas.strokeLines(width: w + max(1, w * 0.2), color: style.roadCasing) }
-            canvas.strokeLines(width: w, color: w >= 2 ? bucket.fill(style) : style.roadCasing)
+            if w >= 2 { canvas.strokePath(width: casing, color: style.roadCasing, fastAntialias: true, keep: true) }
+            canvas.strokePath(width: w, color: w >= 2 ? bucket.fill(style) : style.roadCasing, fastAntialias: true)
         }
         if let traffic = projection.options.traffic { drawTraffic(network, traffic, projection, style, canvas, factor) }
         if projection.options.showsRoadNames, zoom >= 14 { drawRoadNames(network, projection, style, canvas) }
@@ -166,22 +226,21 @@ public final class MapRenderer {
                              _ style: MapStyle, _ canvas: RenderCanvas, _ factor: Double)
     {
         let classifier = DelayClassifier()
-        var byCategory: [DelayCategory: [Int]] = [:]
+        var byCategory: [DelayCategory: [Int32]] = [:]
         for e in visible {
             let edge = network.edges[e]
             guard let kmh = traffic.speedKmh(for: edge.sourceID) else { continue }
             var t = DelayClassifier.Totals()
             let free = edge.attributes.speedKmh(forward: edge.allows(forward: true))
             t.add(length: max(edge.length, 1), freeFlowKmh: free, trafficKmh: kmh)
-            byCategory[classifier.category(t), default: []].append(e)
+            byCategory[classifier.category(t), default: []].append(Int32(truncatingIfNeeded: e))
         }
         for (category, color) in [(DelayCategory.light, style.trafficLight), (.medium, style.trafficMedium),
                                   (.heavy, style.trafficHeavy)]
         {
-            guard let edges = byCategory[category] else { continue }
-            canvas.beginLines()
-            for e in edges { collect(network, edge: e, projection, canvas) }
-            canvas.strokeLines(width: max(1.5, 4 * factor), color: color)
+            let width = max(1.5, 4 * factor)
+            guard let edges = byCategory[category], pathEdges(edges, projection, canvas, margin: width) else { continue }
+            canvas.strokePath(width: width, color: color)
         }
     }
 
@@ -199,20 +258,31 @@ public final class MapRenderer {
             case .motorway, .trunk, .primary, .secondary, .tertiary: break
             default: continue
             }
+            // This edge's longest piece in view, then one look-up by name.
             var previous: (x: Double, y: Double)?
-            for c in network.geometry(ofEdge: e) {
-                guard let p = projection.point(c) else { previous = nil; continue }
+            var edgeBest: (x: Double, y: Double, angle: Double, length: Double)?
+            let edge = network.edges[e]
+            for i in edge.shapeRange {
+                let p: (x: Double, y: Double)?
+                if let shapes {
+                    p = projection.point(worldX: shapes.unitXY[2 * i] * projection.world,
+                                         worldY: shapes.unitXY[2 * i + 1] * projection.world)
+                } else {
+                    p = projection.point(network.shape[i])
+                }
+                guard let p else { previous = nil; continue }
                 defer { previous = p }
                 guard let q = previous else { continue }
                 let mx = (p.x + q.x) / 2, my = (p.y + q.y) / 2
                 guard mx > 20, mx < o.width - 20, my > 20, my < o.height - 20 else { continue }
                 let len = ((p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)).squareRoot()
-                if len > (best[name]?.length ?? 0) {
+                if len > (edgeBest?.length ?? 0) {
                     var angle = atan2(p.y - q.y, p.x - q.x)
                     if angle > .pi / 2 { angle -= .pi } else if angle < -.pi / 2 { angle += .pi }
-                    best[name] = (mx, my, angle, len)
+                    edgeBest = (mx, my, angle, len)
                 }
             }
+            if let edgeBest, edgeBest.length > (best[name]?.length ?? 0) { best[name] = edgeBest }
         }
         var placed: [(Double, Double)] = []
         let size = 11.0
@@ -320,5 +390,13 @@ public final class MapRenderer {
                            stroke: style.locationHalo)
         }
         canvas.circle(x: p.x, y: p.y, radius: 7, fill: style.location, strokeWidth: 2.5, stroke: style.locationHalo)
+    }
+}
+
+extension MapProjection {
+    /// This camera as the drawing layer's transform of unit web-Mercator coordinates.
+    var viewTransform: RenderViewTransform {
+        RenderViewTransform(world: world, targetX: tx, targetY: ty, cosBearing: cosB, sinBearing: sinB, sinTilt: sinT,
+                            cosTilt: cosT, eye: eye, centerX: centerX, centerY: centerY)
     }
 }
