@@ -122,24 +122,39 @@ public final class SegmentQuery {
     public enum Method: Sendable { case cached, strtree, bruteForce }
 
     /// Every edge within `radius` metres of `point`, one candidate per edge, nearest first (at most the capacity).
-    public func candidates(near point: LocalPoint, radius: Double, method: Method = .cached) -> [SnapCandidate] {
+    /// Throws `.geometry` when GEOS fails (not loadable, no STRtree, a failed query): a failure is not "no road".
+    public func candidates(near point: LocalPoint, radius: Double, method: Method = .cached) throws(RoadSnapError)
+        -> [SnapCandidate]
+    {
         var result: [SnapCandidate] = []
-        forEachCandidate(near: point, radius: radius, method: method) { result.append($0) }
+        try forEachCandidate(near: point, radius: radius, method: method) { result.append($0) }
         return result
     }
 
-    /// Calls `body` with each candidate near `point`, nearest first, without allocating an array.
+    /// What the query's last failed call failed on (GEOS's own message where it gave one).
+    var failureMessage: String { nativeMessage(rsc_query_failure(handle)) }
+
+    /// The error for a failed C call on this query.
+    func failure(_ status: Int32, near point: LocalPoint? = nil, radius: Double? = nil) -> RoadSnapError {
+        var what = "candidate search"
+        if let point, let radius { what += " within \(radius) m of (\(point.x), \(point.y))" }
+        return nativeFailure(status, failureMessage, doing: what)
+    }
+
     /// Metres from `point` to the nearest edge within `radius`, nil when none (the first candidate, without
     /// collecting the others).
-    public func nearestDistance(to point: LocalPoint, radius: Double) -> Double? {
+    public func nearestDistance(to point: LocalPoint, radius: Double) throws(RoadSnapError) -> Double? {
         let n = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
             rsc_query_candidates(handle, point.x, point.y, radius, 1, b.baseAddress, 1)
         }
+        if n < 0, n != RSC_EINVAL { throw failure(n, near: point, radius: radius) }
         return n > 0 ? buffer[0].distance : nil
     }
 
+    /// Calls `body` with each candidate near `point`, nearest first, without allocating an array. A non-finite
+    /// point or radius has no candidate; a GEOS failure throws `.geometry`.
     public func forEachCandidate(near point: LocalPoint, radius: Double, method: Method = .cached,
-                                 _ body: (SnapCandidate) -> Void)
+                                 _ body: (SnapCandidate) -> Void) throws(RoadSnapError)
     {
         let cap = Int32(buffer.count)
         let n = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
@@ -149,6 +164,7 @@ public final class SegmentQuery {
             case .bruteForce: return rsc_query_candidates_brute(handle, point.x, point.y, radius, b.baseAddress, cap)
             }
         }
+        if n < 0, n != RSC_EINVAL { throw failure(n, near: point, radius: radius) }
         if n <= 0 { return }
         for i in 0..<Int(n) { body(SnapCandidate(buffer[i])) }
     }
@@ -160,7 +176,7 @@ public final class SegmentQuery {
                              into out: UnsafeMutablePointer<rsc_candidate>) throws(RoadSnapError) -> Int
     {
         let rc = rsc_query_snap_batch(handle, x, y, course, count, radius, useCache ? 1 : 0, out)
-        if rc < 0 { throw .geometry("batch snap failed with code \(rc)") }
+        if rc < 0 { throw failure(rc) }
         return Int(rc)
     }
 
@@ -179,7 +195,7 @@ public final class SegmentQuery {
         } else {
             rc = rsc_query_snap_batch(handle, x, y, nil, n, radius, cache, &raw)
         }
-        if rc < 0 { throw .geometry("batch snap failed with code \(rc)") }
+        if rc < 0 { throw failure(rc) }
         out.removeAll(keepingCapacity: true)
         for c in raw { out.append(c.edge >= 0 ? SnapCandidate(c) : nil) }
     }

@@ -247,7 +247,7 @@ public final class RoadNetwork: Sendable {
         }
 
         var xs: [Double] = [], ys: [Double] = []
-        frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys)
+        try frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys)
         var localShape: [LocalPoint] = []
         localShape.reserveCapacity(shape.count)
         for i in shape.indices {

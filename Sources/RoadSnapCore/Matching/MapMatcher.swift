@@ -117,21 +117,22 @@ public final class MapMatcher {
 
     /// Robust GPS error estimate for a track (Newson & Krumm): 1.4826 × the median distance from each fix to its
     /// nearest road within the search radius. Nil when no fix has a road near.
-    public func estimateSigma(_ track: Track) -> Double? {
-        frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
-                      longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
-        return estimateSigma(x: xs, y: ys, samples: Int.max)
+    /// Throws when PROJ refuses a fix or the GEOS search fails.
+    public func estimateSigma(_ track: Track) throws(RoadSnapError) -> Double? {
+        try frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
+                          longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
+        return try estimateSigma(x: xs, y: ys, samples: Int.max)
     }
 
     /// The estimate from at most about `samples` fixes spread evenly over the track (local metres).
-    func estimateSigma(x: [Double], y: [Double], samples: Int) -> Double? {
+    func estimateSigma(x: [Double], y: [Double], samples: Int) throws(RoadSnapError) -> Double? {
         let stride = max(1, x.count / max(1, samples))
         var d: [Double] = []
         d.reserveCapacity(x.count / stride + 1)
         var i = 0
         while i < x.count {
             if x[i].isFinite, y[i].isFinite {
-                if let nearest = query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius),
+                if let nearest = try query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius),
                    nearest.isFinite {
                     d.append(nearest)
                 }
@@ -143,10 +144,11 @@ public final class MapMatcher {
     }
 
     /// Standard deviation of the track's white GPS noise (see `jitterSigma`); 0 without times or dense fixes.
-    public func estimateJitter(_ track: Track) -> Double {
+    /// Throws when PROJ refuses a fix.
+    public func estimateJitter(_ track: Track) throws(RoadSnapError) -> Double {
         guard track.fixes.allSatisfy({ $0.time != nil }) else { return 0 }
-        frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
-                      longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
+        try frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
+                          longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
         return jitterSigma(x: xs, y: ys, time: track.fixes.map { $0.time ?? .nan }, samples: Int.max)
     }
 
@@ -195,14 +197,14 @@ public final class MapMatcher {
     public func match(_ track: Track) throws(RoadSnapError) -> MatchResult {
         let fixes = track.fixes
         let n = fixes.count
-        frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
-                      x: &xs, y: &ys)
+        try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+                          x: &xs, y: &ys)
         let times: [Double]? = fixes.contains { $0.time != nil } ? fixes.map { $0.time ?? .nan } : nil
         let courses: [Double]? = fixes.contains { $0.course != nil } ? fixes.map { $0.course ?? .nan } : nil
         let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
         var used = parameters
-        if used.sigmaFromTrack, let estimate = estimateSigma(x: xs, y: ys, samples: Int.max) { used.sigma = estimate }
-        if used.raiseSigmaToTrack, let estimate = estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
+        if used.sigmaFromTrack, let estimate = try estimateSigma(x: xs, y: ys, samples: Int.max) { used.sigma = estimate }
+        if used.raiseSigmaToTrack, let estimate = try estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
             used.sigma = estimate
             // A noisy track's fixes stray further from the road driven: search 3.5 of its sigmas around each.
             used.radius = max(used.radius, 3.5 * estimate)
