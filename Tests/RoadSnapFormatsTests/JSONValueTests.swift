@@ -57,30 +57,3 @@ import RoadSnapCore
         #expect(geojson.text().count > 100_000)
     }
 }
-
-/// `RouteOutput.serialize` (Foundation-free) against `JSONSerialization` with `.sortedKeys`, the writer it replaced.
-@Suite struct JSONObjectWriterTests {
-    static func reference(_ object: [String: Any]) throws -> String {
-        String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
-    }
-
-    @Test func numbersStringsAndKeyOrderMatchJSONSerialization() throws {
-        let doubles: [Double] = [1, 0.1, 12.3, 1e-7, 123456789.1, 1e21, -0.0, 1e15, 1e16, 123456789012345678,
-                                 0.30000000000000004, 2.5e-5, 100, 47.644535, -122.1, 1.0 / 3, 9007199254740993, 1e300]
-        for d in doubles {
-            #expect(try RouteOutput.serialize(["v": d]) == Self.reference(["v": d]), "\(d)")
-        }
-        let object: [String: Any] = [
-            "a/b": "x/y \u{1} \u{1f} \t \n \r é \u{7f} \u{2028} \"q\" \\", "step_number": 3, "steps": [1, 2.5, "s"],
-            "distance_m": 1.5, "distance_from_prev_step_m": 2.0, "distance_to_current_step_m": true,
-            "time_s": [["shape": "left", "recommended": false]], "time": -1, "leg": 0, "legs": [[Double]](),
-            "rounded_distance_from_prev_step_m": 10, "route_changed": false, "edge_ids": ["12", "a"],
-        ]
-        #expect(try RouteOutput.serialize(object) == Self.reference(object))
-    }
-
-    @Test func nullIsWrittenForJSONNull() throws {
-        #expect(try RouteOutput.serialize(["a": JSONNull(), "b": [JSONNull()]]) == #"{"a":null,"b":[null]}"#)
-        #expect(try Self.reference(["a": NSNull(), "b": [NSNull()]]) == #"{"a":null,"b":[null]}"#)
-    }
-}
