@@ -5,13 +5,6 @@ func messageFrom(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
-/// How an edge may be travelled, relative to its geometry's direction.
-public enum TravelDirection: Int8, Hashable, Sendable {
-    case both = 0
-    case forward = 1
-    case backward = -1
-}
-
 /// One candidate road position for a fix: the nearest point of one edge within the search radius.
 public struct SnapCandidate: Hashable, Sendable {
     /// Edge index in the network.
@@ -47,17 +40,18 @@ public final class SegmentIndex: @unchecked Sendable {
     private let verifier: (@Sendable () throws(RoadSnapError) -> Void)?
 
     /// Segment `i` runs from (ax[i], ay[i]) to (bx[i], by[i]) in metres, belongs to edge `edge[i]` and starts
-    /// `offset[i]` metres along it; one entry of `directions` per edge.
-    public init(ax: [Double], ay: [Double], bx: [Double], by: [Double], edge: [Int32], offset: [Double],
-                directions: [TravelDirection], cacheRadius: Double) throws(RoadSnapError)
+    /// `offset[i]` metres along it; one entry of `directions` per edge: 0 both ways, 1 forward only, -1 backward
+    /// only (the raw values of Core's `TravelDirection`: the Bridge knows no domain type).
+    package init(ax: [Double], ay: [Double], bx: [Double], by: [Double], edge: [Int32], offset: [Double],
+                 directions: [Int8], cacheRadius: Double) throws(RoadSnapError)
     {
         let n = ax.count
         guard ay.count == n, bx.count == n, by.count == n, edge.count == n, offset.count == n else {
             throw .invalidArgument("segment arrays differ in length")
         }
         var err = [CChar](repeating: 0, count: 256)
-        let dirs = directions.map { $0.rawValue }
-        let h = rsc_index_create(ax, ay, bx, by, edge, offset, n, dirs, dirs.count, cacheRadius, &err, err.count)
+        let h = rsc_index_create(ax, ay, bx, by, edge, offset, n, directions, directions.count, cacheRadius, &err,
+                                 err.count)
         guard let h else { throw .geometry(messageFrom(err)) }
         handle = h
         self.cacheRadius = cacheRadius

@@ -271,7 +271,7 @@ public final class RoadNetwork: Sendable {
             records[e].length = offset
         }
         let index = try SegmentIndex(ax: ax, ay: ay, bx: bx, by: by, edge: segEdge, offset: segOffset,
-                                     directions: records.map { TravelDirection(rawValue: $0.direction) ?? .both },
+                                     directions: records.map { (TravelDirection(rawValue: $0.direction) ?? .both).rawValue },
                                      cacheRadius: indexCacheRadius)
 
         // Turn restrictions: from/to edges of the named ways that touch the via node.
