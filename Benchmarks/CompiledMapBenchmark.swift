@@ -140,7 +140,7 @@ enum CompiledMapBenchmark {
         var k = 0
         while k < network.shape.count {
             // (within the cache radius: the per-process GEOS STRtree is only built for larger radii)
-            if let s = snapper.snap(Fix(coordinate: network.shape[k]), radius: 50) { sum += s.distance }
+            if let s = try snapper.snap(Fix(coordinate: network.shape[k]), radius: 50) { sum += s.distance }
             k += 7
         }
         let router = Router(network: network)  // maps the stored hierarchy

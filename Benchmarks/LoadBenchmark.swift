@@ -19,7 +19,7 @@ enum LoadBenchmark {
                 lat.append(c.latitude + (rng.unit() - 0.5) * 0.0004); lon.append(c.longitude + (rng.unit() - 0.5) * 0.0004)
             }
             var xs: [Double] = [], ys: [Double] = []
-            snapper.frame.forward(latitudes: lat, longitudes: lon, x: &xs, y: &ys)
+            try snapper.frame.forward(latitudes: lat, longitudes: lon, x: &xs, y: &ys)
             var out = [rsc_candidate](repeating: rsc_candidate(), count: xs.count)
             let s = try measure(items: xs.count, minIterations: 5) { _ = try snapAll(snapper.query, xs, ys, radius: 50, useCache: true, into: &out) }
             // The same fixes in a spatially coherent order (500 m strips, boustrophedon), as a drive visits them.

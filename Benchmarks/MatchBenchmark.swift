@@ -127,7 +127,7 @@ enum MatchBenchmark {
                 if let noise = args.first(where: { $0.hasPrefix("noise=") }).flatMap({ Double($0.dropFirst(6)) }) {
                     track = noisy(track, sigma: noise)
                 }
-                if args.contains("autosigma"), let est = m.estimateSigma(track) {
+                if args.contains("autosigma"), let est = try m.estimateSigma(track) {
                     m.parameters.sigma = est
                     m.parameters.raiseSigmaToTrack = false
                 }

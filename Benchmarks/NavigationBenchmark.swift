@@ -54,8 +54,8 @@ enum NavigationBenchmark {
         // Baseline: nearest heading-aware snap per fix, no history.
         let snapper = try Snapper(network: network)
         let plain = drive
-        let base = measure(items: plain.count * 5, minIterations: 20) {
-            for _ in 0..<5 { for f in plain { _ = snapper.snap(f) } }
+        let base = try measure(items: plain.count * 5, minIterations: 20) {
+            for _ in 0..<5 { for f in plain { _ = try snapper.snap(f) } }
         }
         row("Snapper.snap per fix (baseline)", base)
 

@@ -25,7 +25,7 @@ enum SnapBenchmark {
         print("workload        path                          fixes/s   median ns   p99 ns   snapped")
         for (name, lat, lon) in [("real drive", driveLat, driveLon), ("random in box", randomLat, randomLon)] {
             var xs: [Double] = [], ys: [Double] = []
-            snapper.frame.forward(latitudes: lat, longitudes: lon, x: &xs, y: &ys)
+            try snapper.frame.forward(latitudes: lat, longitudes: lon, x: &xs, y: &ys)
             let n = xs.count
             var out = [rsc_candidate](repeating: rsc_candidate(), count: n)
             var snapped = 0

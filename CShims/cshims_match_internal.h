@@ -169,7 +169,8 @@ static inline double rsc_transition_score(double from_score, double d, double pe
 }
 
 /* match_candidates.c: builds the candidate states of fix `f` (the nearest roads_max roads within `radius`) at the end
- * of the state pool (not committed). Returns the count, or -1 on out of memory. */
+ * of the state pool (not committed). Returns the count, or a negative RSC_E* code: RSC_ENOMEM, or the candidate
+ * search's failure (RSC_EGEOS, with rsc_query_failure saying what failed). */
 RSC_HIDDEN int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max);
 
 /* match_route.c: makes sure the cache holds the search from `src` to at least `need` metres. 0 on out of memory. */
@@ -210,7 +211,7 @@ RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_st
 #define RSC_STEP_COMMITTED 1   /* its layer is committed (the first of a new sub-match when there was none) */
 #define RSC_STEP_UNREACHABLE 2 /* no state reachable: an outlier, or the sub-match ends before it */
 #define RSC_STEP_GAP 3         /* a time gap with little progress: the sub-match ends before it */
-/* or RSC_ENOMEM. */
+/* or a negative RSC_E* code (RSC_ENOMEM, or RSC_EGEOS when a candidate search failed). */
 RSC_HIDDEN int rsc_step(rsc_matcher *m, size_t f, int32_t recent);
 
 #endif

@@ -11,6 +11,7 @@ struct rsc_frame {
     const rsc_proj_api *api;
     PJ_CONTEXT *ctx;
     PJ *pj;
+    char failure[RSC_FAILURE_LEN]; /* PROJ's last error message (its log handler), then what the last call failed on */
 };
 
 static void rsc_set_err(char *err, size_t errlen, const char *msg) {
@@ -38,7 +39,7 @@ rsc_frame *rsc_frame_create(double lat0, double lon0, char *err, size_t errlen) 
         rsc_set_err(err, errlen, "proj_context_create failed");
         return NULL;
     }
-    rsc_log_attach_proj(P, frame->ctx);
+    rsc_log_attach_proj(P, frame->ctx, frame->failure);
     /* A pipeline needs no proj.db: degrees in (lon, lat order), metres out. */
     char def[256];
     snprintf(def, sizeof def,
@@ -69,7 +70,7 @@ rsc_frame *rsc_frame_clone(const rsc_frame *frame) {
         free(copy);
         return NULL;
     }
-    rsc_log_attach_proj(P, copy->ctx);
+    rsc_log_attach_proj(P, copy->ctx, copy->failure);
     copy->pj = P->proj_clone(copy->ctx, frame->pj);
     if (!copy->pj) {
         P->proj_context_destroy(copy->ctx);
@@ -94,14 +95,32 @@ static int rsc_frame_trans(rsc_frame *frame, PJ_DIRECTION dir, const double *in_
     if (out_b != in_b) memcpy(out_b, in_b, n * sizeof(double));
     const rsc_proj_api *P = frame->api;
     P->proj_errno_reset(frame->pj);
+    frame->failure[0] = '\0';
     size_t done = P->proj_trans_generic(frame->pj, dir, out_a, sizeof(double), n, out_b, sizeof(double), n, NULL, 0, 0,
                                      NULL, 0, 0);
-    if (done != n || P->proj_errno(frame->pj) != 0) {
+    int code = P->proj_errno(frame->pj);
+    if (done != n || code != 0) {
+        /* Say which point failed and why: PROJ's error string for its errno, and its own logged message. */
+        size_t k = 0;
+        while (k < n && out_a[k] != HUGE_VAL && out_b[k] != HUGE_VAL) k++;
+        if (k == n) k = 0;
+        char logged[RSC_FAILURE_LEN];
+        snprintf(logged, sizeof logged, "%s", frame->failure);
+        const char *why = code != 0 ? P->proj_context_errno_string(frame->ctx, code) : NULL;
+        /* (lon, lat) in for the forward direction, (x, y) in for the inverse: name them as the caller gave them. */
+        if (dir == PJ_FWD)
+            snprintf(frame->failure, sizeof frame->failure, "point %zu (latitude %.9g, longitude %.9g): %s%s%s", k,
+                     in_b[k], in_a[k], why ? why : "not projected", logged[0] ? "; " : "", logged);
+        else
+            snprintf(frame->failure, sizeof frame->failure, "point %zu (x %.3f, y %.3f): %s%s%s", k, in_a[k], in_b[k],
+                     why ? why : "not projected", logged[0] ? "; " : "", logged);
         P->proj_errno_reset(frame->pj);
         return RSC_EPROJ;
     }
     return RSC_OK;
 }
+
+const char *rsc_frame_failure(const rsc_frame *frame) { return frame ? frame->failure : ""; }
 
 int rsc_frame_forward(rsc_frame *frame, const double *lat, const double *lon, double *x, double *y, size_t n) {
     /* The pipeline takes (lon, lat) and gives (x, y). */

@@ -42,6 +42,8 @@ struct rsc_index {
     int borrowed;
     pthread_mutex_t tree_lock;
     atomic_int tree_ready;
+    /* GEOS's last error message on the index's context; for a borrowed index, why its STRtree could not be built. */
+    char failure[RSC_FAILURE_LEN];
 };
 
 struct rsc_query {
@@ -52,6 +54,8 @@ struct rsc_query {
     int failed;
     rsc_candidate *scratch;
     int scratch_cap;
+    /* What the last failed call failed on: GEOS's own message (its error handler on the query's context) or ours. */
+    char failure[RSC_FAILURE_LEN];
 };
 
 static void rsc_index_free_arrays(rsc_index *ix) {
@@ -208,7 +212,7 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
     ix->geos = G;
     ix->ctx = G->GEOS_init_r();
     if (!ix->ctx) { rsc_index_free_arrays(ix); free(ix); rsc_err(err, errlen, "GEOS_init_r failed"); return NULL; }
-    rsc_log_attach_geos(G, ix->ctx);
+    rsc_log_attach_geos(G, ix->ctx, ix->failure);
     ix->tree = G->GEOSSTRtree_create_r(ix->ctx, 10);
     if (!ix->tree) { rsc_index_destroy(ix); rsc_err(err, errlen, "GEOSSTRtree_create_r failed"); return NULL; }
     for (size_t i = 0; i < n; i++) {
@@ -335,11 +339,12 @@ static int rsc_index_ensure_tree(const rsc_index *cix) {
     pthread_mutex_lock(&ix->tree_lock);
     int rc = RSC_OK;
     if (!atomic_load_explicit(&ix->tree_ready, memory_order_relaxed)) {
-        const rsc_geos_api *G = rsc_geos_load(NULL, 0);
+        const rsc_geos_api *G = rsc_geos_load(ix->failure, sizeof ix->failure);
         ix->geos = G;
         ix->ctx = G ? G->GEOS_init_r() : NULL;
+        if (G && !ix->ctx) snprintf(ix->failure, sizeof ix->failure, "GEOS_init_r failed (out of memory?)");
         if (ix->ctx) {
-            rsc_log_attach_geos(G, ix->ctx);
+            rsc_log_attach_geos(G, ix->ctx, ix->failure);
             ix->tree = G->GEOSSTRtree_create_r(ix->ctx, 10);
         }
         for (size_t i = 0; ix->tree && i < ix->n; i++) {
@@ -360,7 +365,10 @@ static int rsc_index_ensure_tree(const rsc_index *cix) {
         }
         atomic_store_explicit(&ix->tree_ready, 1, memory_order_release);
     }
-    if (!ix->tree) rc = RSC_EGEOS;
+    if (!ix->tree) {
+        rc = RSC_EGEOS;
+        if (!ix->failure[0]) snprintf(ix->failure, sizeof ix->failure, "GEOS could not build the STRtree");
+    }
     pthread_mutex_unlock(&ix->tree_lock);
     return rc;
 }
@@ -470,17 +478,30 @@ int rsc_query_candidates(rsc_query *q, double x, double y, double radius, int us
         return rsc_scan(ix, ix->cell_items + s, e - s, x, y, radius, out, capacity);
     }
     int ready = rsc_index_ensure_tree(ix);
-    if (ready != RSC_OK) return ready;
+    if (ready != RSC_OK) {
+        snprintf(q->failure, sizeof q->failure, "no STRtree for a %.1f m search: %s", radius, ix->failure);
+        return ready;
+    }
     if (!q->ctx) {
         q->ctx = ix->geos->GEOS_init_r();
-        if (!q->ctx) return RSC_EGEOS;
-        rsc_log_attach_geos(ix->geos, q->ctx);
+        if (!q->ctx) {
+            snprintf(q->failure, sizeof q->failure, "GEOS_init_r failed (out of memory?)");
+            return RSC_EGEOS;
+        }
+        rsc_log_attach_geos(ix->geos, q->ctx, q->failure);
     }
+    q->failure[0] = '\0';
     rsc_hitlist h = {q->hits, 0, q->hit_cap, 0};
     int rc = rsc_tree_query(ix->geos, q->ctx, ix->tree, x - radius, y - radius, x + radius, y + radius, &h);
     q->hits = h.items;
     q->hit_cap = h.cap;
-    if (rc != RSC_OK) return rc;
+    if (rc != RSC_OK) {
+        char geos[RSC_FAILURE_LEN];
+        snprintf(geos, sizeof geos, "%s", q->failure);
+        snprintf(q->failure, sizeof q->failure, "STRtree query around (%.1f, %.1f) failed: %s", x, y,
+                 rc == RSC_ENOMEM ? "out of memory" : geos[0] ? geos : "GEOS gave no geometry");
+        return rc;
+    }
     /* No hit leaves h.items NULL, which qsort must not get (UBSan, issue 16). */
     if (h.count > 1) qsort(h.items, h.count, sizeof(int32_t), rsc_cmp_i32);
     return rsc_scan(ix, h.items, h.count, x, y, radius, out, capacity);
@@ -529,6 +550,7 @@ int rsc_query_snap_batch(rsc_query *q, const double *x, const double *y, const d
         int count = isfinite(x[i]) && isfinite(y[i])
                         ? rsc_query_candidates(q, x[i], y[i], radius, use_cache, q->scratch, q->scratch_cap)
                         : 0;
+        if (count < 0) return count; /* a failed search is a failure (its message in rsc_query_failure), not "no road" */
         int k = count > 0 ? rsc_choose_candidate(q->index, q->scratch, count, course ? course[i] : NAN) : -1;
         if (k >= 0) {
             out[i] = q->scratch[k];
@@ -542,3 +564,5 @@ int rsc_query_snap_batch(rsc_query *q, const double *x, const double *y, const d
     }
     return snapped;
 }
+
+const char *rsc_query_failure(const rsc_query *q) { return q ? q->failure : ""; }

@@ -44,21 +44,30 @@ void rsc_log(int32_t level, const char *source, const char *message) {
     fn(user, level, source ? source : "", text);
 }
 
+/* Keeps a library's error message in its owner's failure buffer (RSC_FAILURE_LEN bytes), without a newline. */
+static void rsc_keep(char *buffer, const char *message) {
+    if (!buffer || !message) return;
+    snprintf(buffer, RSC_FAILURE_LEN, "%s", message);
+    size_t n = strlen(buffer);
+    while (n > 0 && (buffer[n - 1] == '\n' || buffer[n - 1] == '\r')) buffer[--n] = '\0';
+}
+
 /* PROJ: PJ_LOG_ERROR 1, PJ_LOG_DEBUG 2, PJ_LOG_TRACE 3. */
 static void rsc_proj_log(void *user, int level, const char *message) {
-    (void)user;
+    if (level <= 1) rsc_keep(user, message);
     rsc_log(level <= 1 ? RSC_LOG_ERROR : RSC_LOG_DEBUG, "PROJ", message);
 }
 
-void rsc_log_attach_proj(const rsc_proj_api *api, PJ_CONTEXT *ctx) {
+void rsc_log_attach_proj(const rsc_proj_api *api, PJ_CONTEXT *ctx, char *failure) {
     int32_t max = rsc_log_max_level();
-    api->proj_log_func(ctx, NULL, rsc_proj_log);
-    /* PROJ's trace level is too chatty even for debugging RoadSnap; its debug level says which files it opens. */
-    api->proj_log_level(ctx, max >= RSC_LOG_DEBUG ? PJ_LOG_DEBUG : max >= RSC_LOG_ERROR ? PJ_LOG_ERROR : PJ_LOG_NONE);
+    api->proj_log_func(ctx, failure, rsc_proj_log);
+    /* PROJ's trace level is too chatty even for debugging RoadSnap; its debug level says which files it opens.
+     * Errors are always asked for: they are kept in `failure` (rsc_log drops them when the hook does not want them). */
+    api->proj_log_level(ctx, max >= RSC_LOG_DEBUG ? PJ_LOG_DEBUG : PJ_LOG_ERROR);
 }
 
 static void rsc_geos_error(const char *message, void *user) {
-    (void)user;
+    rsc_keep(user, message);
     rsc_log(RSC_LOG_ERROR, "GEOS", message);
 }
 
@@ -67,7 +76,7 @@ static void rsc_geos_notice(const char *message, void *user) {
     rsc_log(RSC_LOG_WARNING, "GEOS", message);
 }
 
-void rsc_log_attach_geos(const rsc_geos_api *api, GEOSContextHandle_t ctx) {
-    api->GEOSContext_setErrorMessageHandler_r(ctx, rsc_geos_error, NULL);
+void rsc_log_attach_geos(const rsc_geos_api *api, GEOSContextHandle_t ctx, char *failure) {
+    api->GEOSContext_setErrorMessageHandler_r(ctx, rsc_geos_error, failure);
     api->GEOSContext_setNoticeMessageHandler_r(ctx, rsc_geos_notice, NULL);
 }

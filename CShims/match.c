@@ -50,7 +50,7 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
     const rsc_match_params *p = m->p;
     const double *x = m->x, *y = m->y, *time = m->t;
     int count = rsc_build_layer(m, f, p->radius, p->max_candidates);
-    if (count < 0) return RSC_ENOMEM;
+    if (count < 0) return count;
     if (count == 0) return RSC_STEP_NONE;
     if (m->layer_n == 0) {
         rsc_state *cur = &m->states[m->state_n];
@@ -102,7 +102,8 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
                 }
             }
             m->state_n = keep;
-            if (wide < 0 || r2 < 0) return RSC_ENOMEM;
+            if (wide < 0) return wide;
+            if (r2 < 0) return RSC_ENOMEM;
             if (take) {
                 memmove(&m->states[keep], &m->states[keep + (size_t)count], (size_t)wide * sizeof(rsc_state));
                 count = wide;
@@ -185,7 +186,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
             recent = m->held_n > 0 && m->held_fix[m->held_n - 1] > lf ? m->held_fix[m->held_n - 1] : lf;
         }
         int st = rsc_step(m, f, recent);
-        if (st < 0) return RSC_ENOMEM;
+        if (st < 0) return st;
         if (st == RSC_STEP_NONE) { f++; continue; }
         if (st == RSC_STEP_COMMITTED) {
             pending = 0;

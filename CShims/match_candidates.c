@@ -3,7 +3,7 @@
 #include "cshims_match_internal.h"
 
 /* Builds the candidate states of fix `f` (the nearest roads_max roads within `radius`) at the end of the state pool
- * (not committed). Returns the count, or -1 on out of memory. */
+ * (not committed). Returns the count, or a negative RSC_E* code (RSC_ENOMEM, or the search's RSC_EGEOS). */
 int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
     const rsc_match_params *p = m->p;
     const rsc_match_graph *g = m->g;
@@ -11,7 +11,8 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
      * networks that draw each direction) is also a candidate does not count twice. Query twice as many edges. */
     int cap = 2 * roads_max < m->cand_cap ? 2 * roads_max : m->cand_cap;
     int k = rsc_query_candidates(m->query, m->x[f], m->y[f], radius, 1, m->cands, cap);
-    if (k <= 0) return 0;
+    if (k < 0) return k; /* the search failed (GEOS; message in rsc_query_failure): not "no road" */
+    if (k == 0) return 0;
     int roads = 0, kept = 0;
     for (int i = 0; i < k; i++) {
         int32_t e = m->cands[i].edge, a = 2 * e;
@@ -29,7 +30,7 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
         m->cands[kept++] = m->cands[i];
     }
     k = kept;
-    if (!RSC_GROW(m->states, m->state_cap, m->state_n + 2 * (size_t)k)) return -1;
+    if (!RSC_GROW(m->states, m->state_cap, m->state_n + 2 * (size_t)k)) return RSC_ENOMEM;
     int use_heading = rsc_known(m->course, f) && (!rsc_known(m->speed, f) || m->speed[f] >= p->min_heading_speed);
     double inv2h2 = 0.5 / (p->heading_sigma * p->heading_sigma);
     /* a fix reporting a larger horizontal accuracy than the model's sigma is scored with its own */

@@ -254,7 +254,10 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
         int32_t recent = -1;
         if (m->layer_n > 0) recent = s->held_pos >= 0 ? s->held_pos : m->layers[m->layer_n - 1].fix;
         int st = rsc_step(m, f, recent);
-        if (st < 0) goto oom;
+        if (st < 0) {
+            rsc_stream_reset(s);
+            return st;
+        }
         if (st == RSC_STEP_NONE) {
             s->fix_n--;
             return RSC_OK;

@@ -42,10 +42,15 @@ rsc_frame *rsc_frame_clone(const rsc_frame *frame);
 /* Frees a frame; NULL is a no-op. */
 void rsc_frame_destroy(rsc_frame *frame);
 /* Projects n points in place-free arrays: lat/lon (degrees) -> x/y (metres east/north).
- * Returns RSC_OK, or RSC_EPROJ if any point failed (its outputs are set to HUGE_VAL), RSC_EINVAL on NULL. */
+ * Returns RSC_OK, or RSC_EPROJ if any point failed (its outputs are set to HUGE_VAL; rsc_frame_failure says which
+ * point and PROJ's reason, e.g. a point outside the projection's domain), RSC_EINVAL on NULL. */
 int rsc_frame_forward(rsc_frame *frame, const double *lat, const double *lon, double *x, double *y, size_t n);
 /* Inverse of rsc_frame_forward: x/y (metres) -> lat/lon (degrees). Same return values. */
 int rsc_frame_inverse(rsc_frame *frame, const double *x, const double *y, double *lat, double *lon, size_t n);
+/* What the frame's last failed rsc_frame_forward / rsc_frame_inverse failed on (the first failed point, PROJ's
+ * error string and PROJ's logged message, collected through the log handler of the frame's own PROJ context);
+ * "" after a success. Owned by the frame, valid until its next call; "" for NULL. */
+const char *rsc_frame_failure(const rsc_frame *frame);
 
 /* ------------------------------------------------------------------------------------------------------------
  * Geodesics on WGS84 (PROJ's geodesic.h). Thread-safe, no handle.
@@ -98,7 +103,9 @@ void rsc_query_destroy(rsc_query *query);
 
 /* All edges with a point within `radius` metres of (x, y), one candidate per edge (its nearest point), sorted by
  * distance (ties by edge). Writes at most `capacity` candidates (the nearest ones) to `out`.
- * `use_cache` = 0 forces the direct STRtree query. Returns the number written (>= 0), or a negative RSC_E* code. */
+ * `use_cache` = 0 forces the direct STRtree query. Returns the number written (>= 0; 0 = no edge within radius), or
+ * a negative RSC_E* code: RSC_EINVAL on bad arguments, RSC_EGEOS when GEOS failed (could not be loaded, could not
+ * build the STRtree of a borrowed index, or a query failed), RSC_ENOMEM; rsc_query_failure then says what failed. */
 int rsc_query_candidates(rsc_query *query, double x, double y, double radius, int use_cache, rsc_candidate *out,
                          int capacity);
 /* Brute force reference: same contract as rsc_query_candidates, scanning every segment (for tests). */
@@ -108,10 +115,16 @@ int rsc_query_candidates_brute(rsc_query *query, double x, double y, double radi
 /* Best candidate for each of n fixes (x/y in metres, course in degrees or NaN when unknown), written to
  * out[i]; out[i].edge = -1 when no edge is within radius. The choice minimises distance plus a heading penalty
  * when the course is known, and avoids driving against a one-way edge. Returns the number of fixes snapped
- * (>= 0), or a negative RSC_E* code. `use_cache` = 0 queries the STRtree directly for every fix.
+ * (>= 0), or a negative RSC_E* code: RSC_EINVAL, or the failure of a fix's candidate search (RSC_EGEOS /
+ * RSC_ENOMEM, see rsc_query_candidates; the batch stops there, out[] is then partly written).
+ * `use_cache` = 0 queries the STRtree directly for every fix.
  * No allocation per fix (the STRtree path reuses the query's scratch). */
 int rsc_query_snap_batch(rsc_query *query, const double *x, const double *y, const double *course, size_t n,
                          double radius, int use_cache, rsc_candidate *out);
+/* What the query's last failed call failed on: GEOS's own message (collected by the error handler of the query's
+ * GEOS context), or why there was no STRtree (GEOS not loadable, tree not built). Owned by the query, valid until
+ * its next call; "" when nothing failed or for NULL. */
+const char *rsc_query_failure(const rsc_query *query);
 
 /* The heading-aware choice used by rsc_query_snap_batch among `count` candidates; returns the chosen index or -1. */
 int rsc_choose_candidate(const rsc_index *index, const rsc_candidate *cands, int count, double course);

@@ -129,7 +129,8 @@ void rsc_matcher_destroy(rsc_matcher *matcher);
 /* Matches n fixes at (x[i], y[i]) (local metres; non-finite = invalid fix). `time`, `course`, `speed`, `accuracy`
  * (the fix's horizontal accuracy, 1 sigma, metres: a larger one than params->sigma widens that fix's emission) may be
  * NULL; NaN entries mean unknown. Results stay in the matcher until the next run. Returns the number of sub-matches
- * (>= 0) or a negative RSC_E* code (RSC_EINVAL for bad parameters, RSC_ENOMEM). No allocation per fix once the
+ * (>= 0) or a negative RSC_E* code (RSC_EINVAL for bad parameters, RSC_ENOMEM, RSC_EGEOS when a candidate search
+ * failed: rsc_query_failure of the matcher's query says what failed). No allocation per fix once the
  * matcher's buffers have grown to the track size. */
 int rsc_matcher_run(rsc_matcher *matcher, const rsc_match_params *params, size_t n, const double *x, const double *y,
                     const double *time, const double *course, const double *speed, const double *accuracy);
@@ -157,7 +158,8 @@ rsc_stream *rsc_stream_create(const rsc_match_graph *graph, struct rsc_query *qu
 void rsc_stream_destroy(rsc_stream *stream);
 /* Pushes one fix (local metres; time, course, speed, accuracy NaN when unknown, as in rsc_matcher_run; a non-finite
  * position is an unmatched fix).
- * RSC_OK, RSC_EINVAL on NULL, RSC_ENOMEM (the stream is then reset). No allocation per fix once its buffers have grown
+ * RSC_OK, RSC_EINVAL on NULL, RSC_ENOMEM or RSC_EGEOS (a candidate search failed: rsc_query_failure of the stream's
+ * query says what) (the stream is then reset). No allocation per fix once its buffers have grown
  * to the lag window. */
 int rsc_stream_push(rsc_stream *stream, double x, double y, double time, double course, double speed,
                     double accuracy);

@@ -39,15 +39,28 @@ public final class LocalFrame {
         return LocalFrame(handle: h, centerLatitude: centerLatitude, centerLongitude: centerLongitude)
     }
 
-    /// Projects one point (degrees) to metres.
+    /// Projects one point (degrees) to metres, throwing `.projection` (which point, and PROJ's reason) when PROJ
+    /// refuses it, for example a point outside the projection's domain (about a quarter of the globe from the centre).
+    public func project(latitude: Double, longitude: Double) throws(RoadSnapError) -> LocalPoint {
+        var lat = latitude, lon = longitude, x = 0.0, y = 0.0
+        let rc = rsc_frame_forward(handle, &lat, &lon, &x, &y, 1)
+        if rc != RSC_OK { throw nativeFailure(rc, nativeMessage(rsc_frame_failure(handle)), doing: "projecting into the map's frame") }
+        return LocalPoint(x: x, y: y)
+    }
+
+    /// Projects one point (degrees) to metres; NaN where PROJ refuses it (the per-fix navigation path, where a
+    /// NaN position is an unmatched fix). `project(latitude:longitude:)` says why instead.
     public func forward(latitude: Double, longitude: Double) -> LocalPoint {
         var lat = latitude, lon = longitude, x = 0.0, y = 0.0
         if rsc_frame_forward(handle, &lat, &lon, &x, &y, 1) != RSC_OK { return LocalPoint(x: .nan, y: .nan) }
         return LocalPoint(x: x, y: y)
     }
 
-    /// Projects arrays of points (degrees) into `x` and `y` (metres), resized to match. Failed points become NaN.
-    public func forward(latitudes: [Double], longitudes: [Double], x: inout [Double], y: inout [Double]) {
+    /// Projects arrays of points (degrees) into `x` and `y` (metres), resized to match. Throws `.projection` naming
+    /// the first point PROJ refused (0-based) and PROJ's reason.
+    public func forward(latitudes: [Double], longitudes: [Double], x: inout [Double], y: inout [Double])
+        throws(RoadSnapError)
+    {
         let n = min(latitudes.count, longitudes.count)
         x = [Double](repeating: 0, count: n)
         y = [Double](repeating: 0, count: n)
@@ -61,7 +74,7 @@ public final class LocalFrame {
             }
         }
         if rc != RSC_OK {
-            for i in 0..<n where !(x[i].isFinite && y[i].isFinite) || abs(x[i]) > 1e12 { x[i] = .nan; y[i] = .nan }
+            throw nativeFailure(rc, nativeMessage(rsc_frame_failure(handle)), doing: "projecting into the map's frame")
         }
     }
 

@@ -260,7 +260,7 @@ public final class MatchEngine {
             }
         }
         if rc == RSC_EINVAL { throw .invalidArgument("matching parameters out of range") }
-        if rc < 0 { throw .internalError("matching failed with code \(rc) (out of memory?)") }
+        if rc < 0 { throw nativeFailure(rc, query.failureMessage, doing: "matching") }
         lastCount = n
         lastSubs = Int(rc)
         return Int(rc)

@@ -37,7 +37,9 @@ public final class MatchStream {
                      accuracy: Double = .nan) throws(RoadSnapError)
     {
         let rc = rsc_stream_push(handle, x, y, time, course, speed, accuracy)
-        if rc != RSC_OK { throw .internalError("match stream: out of memory (the stream was reset)") }
+        if rc != RSC_OK {
+            throw nativeFailure(rc, query.failureMessage, doing: "match stream (the stream was reset)")
+        }
     }
 
     /// The answer for the fix pushed `lag` fixes before the newest (0: the newest); nil when `lag` exceeds `maxLag` or

@@ -5,13 +5,6 @@ func messageFrom(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
-/// How an edge may be travelled, relative to its geometry's direction.
-public enum TravelDirection: Int8, Hashable, Sendable {
-    case both = 0
-    case forward = 1
-    case backward = -1
-}
-
 /// One candidate road position for a fix: the nearest point of one edge within the search radius.
 public struct SnapCandidate: Hashable, Sendable {
     /// Edge index in the network.
@@ -47,17 +40,18 @@ public final class SegmentIndex: @unchecked Sendable {
     private let verifier: (@Sendable () throws(RoadSnapError) -> Void)?
 
     /// Segment `i` runs from (ax[i], ay[i]) to (bx[i], by[i]) in metres, belongs to edge `edge[i]` and starts
-    /// `offset[i]` metres along it; one entry of `directions` per edge.
-    public init(ax: [Double], ay: [Double], bx: [Double], by: [Double], edge: [Int32], offset: [Double],
-                directions: [TravelDirection], cacheRadius: Double) throws(RoadSnapError)
+    /// `offset[i]` metres along it; one entry of `directions` per edge: 0 both ways, 1 forward only, -1 backward
+    /// only (the raw values of Core's `TravelDirection`: the Bridge knows no domain type).
+    package init(ax: [Double], ay: [Double], bx: [Double], by: [Double], edge: [Int32], offset: [Double],
+                 directions: [Int8], cacheRadius: Double) throws(RoadSnapError)
     {
         let n = ax.count
         guard ay.count == n, bx.count == n, by.count == n, edge.count == n, offset.count == n else {
             throw .invalidArgument("segment arrays differ in length")
         }
         var err = [CChar](repeating: 0, count: 256)
-        let dirs = directions.map { $0.rawValue }
-        let h = rsc_index_create(ax, ay, bx, by, edge, offset, n, dirs, dirs.count, cacheRadius, &err, err.count)
+        let h = rsc_index_create(ax, ay, bx, by, edge, offset, n, directions, directions.count, cacheRadius, &err,
+                                 err.count)
         guard let h else { throw .geometry(messageFrom(err)) }
         handle = h
         self.cacheRadius = cacheRadius
@@ -122,24 +116,39 @@ public final class SegmentQuery {
     public enum Method: Sendable { case cached, strtree, bruteForce }
 
     /// Every edge within `radius` metres of `point`, one candidate per edge, nearest first (at most the capacity).
-    public func candidates(near point: LocalPoint, radius: Double, method: Method = .cached) -> [SnapCandidate] {
+    /// Throws `.geometry` when GEOS fails (not loadable, no STRtree, a failed query): a failure is not "no road".
+    public func candidates(near point: LocalPoint, radius: Double, method: Method = .cached) throws(RoadSnapError)
+        -> [SnapCandidate]
+    {
         var result: [SnapCandidate] = []
-        forEachCandidate(near: point, radius: radius, method: method) { result.append($0) }
+        try forEachCandidate(near: point, radius: radius, method: method) { result.append($0) }
         return result
     }
 
-    /// Calls `body` with each candidate near `point`, nearest first, without allocating an array.
+    /// What the query's last failed call failed on (GEOS's own message where it gave one).
+    var failureMessage: String { nativeMessage(rsc_query_failure(handle)) }
+
+    /// The error for a failed C call on this query.
+    func failure(_ status: Int32, near point: LocalPoint? = nil, radius: Double? = nil) -> RoadSnapError {
+        var what = "candidate search"
+        if let point, let radius { what += " within \(radius) m of (\(point.x), \(point.y))" }
+        return nativeFailure(status, failureMessage, doing: what)
+    }
+
     /// Metres from `point` to the nearest edge within `radius`, nil when none (the first candidate, without
     /// collecting the others).
-    public func nearestDistance(to point: LocalPoint, radius: Double) -> Double? {
+    public func nearestDistance(to point: LocalPoint, radius: Double) throws(RoadSnapError) -> Double? {
         let n = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
             rsc_query_candidates(handle, point.x, point.y, radius, 1, b.baseAddress, 1)
         }
+        if n < 0, n != RSC_EINVAL { throw failure(n, near: point, radius: radius) }
         return n > 0 ? buffer[0].distance : nil
     }
 
+    /// Calls `body` with each candidate near `point`, nearest first, without allocating an array. A non-finite
+    /// point or radius has no candidate; a GEOS failure throws `.geometry`.
     public func forEachCandidate(near point: LocalPoint, radius: Double, method: Method = .cached,
-                                 _ body: (SnapCandidate) -> Void)
+                                 _ body: (SnapCandidate) -> Void) throws(RoadSnapError)
     {
         let cap = Int32(buffer.count)
         let n = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
@@ -149,6 +158,7 @@ public final class SegmentQuery {
             case .bruteForce: return rsc_query_candidates_brute(handle, point.x, point.y, radius, b.baseAddress, cap)
             }
         }
+        if n < 0, n != RSC_EINVAL { throw failure(n, near: point, radius: radius) }
         if n <= 0 { return }
         for i in 0..<Int(n) { body(SnapCandidate(buffer[i])) }
     }
@@ -160,7 +170,7 @@ public final class SegmentQuery {
                              into out: UnsafeMutablePointer<rsc_candidate>) throws(RoadSnapError) -> Int
     {
         let rc = rsc_query_snap_batch(handle, x, y, course, count, radius, useCache ? 1 : 0, out)
-        if rc < 0 { throw .geometry("batch snap failed with code \(rc)") }
+        if rc < 0 { throw failure(rc) }
         return Int(rc)
     }
 
@@ -179,7 +189,7 @@ public final class SegmentQuery {
         } else {
             rc = rsc_query_snap_batch(handle, x, y, nil, n, radius, cache, &raw)
         }
-        if rc < 0 { throw .geometry("batch snap failed with code \(rc)") }
+        if rc < 0 { throw failure(rc) }
         out.removeAll(keepingCapacity: true)
         for c in raw { out.append(c.edge >= 0 ? SnapCandidate(c) : nil) }
     }

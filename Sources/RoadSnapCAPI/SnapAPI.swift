@@ -119,7 +119,9 @@ public func rs_snapper_snap(_ snapper: OpaquePointer?, _ fix: UnsafePointer<rs_f
             out.pointee = .invalidFix
             throw APIFailure(RS_E_INVALID_FIX, fix.pointee.problem)
         }
-        out.pointee = try s.exclusive { () throws(APIFailure) in rs_snap_result(s.snapper.snap(f, radius: s.radius)) }
+        out.pointee = try s.exclusive { () throws(APIFailure) in
+            try rs_snap_result(bridging { () throws(RoadSnapError) in try s.snapper.snap(f, radius: s.radius) })
+        }
     }
 }
 

@@ -247,7 +247,7 @@ public final class RoadNetwork: Sendable {
         }
 
         var xs: [Double] = [], ys: [Double] = []
-        frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys)
+        try frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys)
         var localShape: [LocalPoint] = []
         localShape.reserveCapacity(shape.count)
         for i in shape.indices {
@@ -271,7 +271,7 @@ public final class RoadNetwork: Sendable {
             records[e].length = offset
         }
         let index = try SegmentIndex(ax: ax, ay: ay, bx: bx, by: by, edge: segEdge, offset: segOffset,
-                                     directions: records.map { TravelDirection(rawValue: $0.direction) ?? .both },
+                                     directions: records.map { (TravelDirection(rawValue: $0.direction) ?? .both).rawValue },
                                      cacheRadius: indexCacheRadius)
 
         // Turn restrictions: from/to edges of the named ways that touch the via node.
@@ -335,38 +335,6 @@ public final class RoadNetwork: Sendable {
 
     /// Geometry of edge `e`.
     public func geometry(ofEdge e: Int) -> Slice<MappedArray<GeoCoordinate>> { shape[edges[e].shapeRange] }
-
-    /// The local-frame point `offset` metres along edge `e` (clamped to the edge).
-    public func localPoint(onEdge e: Int, offset: Double) -> LocalPoint {
-        let s = segment(onEdge: e, offset: offset)
-        guard s.length > 0 else { return s.b }
-        let t = s.along / s.length
-        return LocalPoint(x: s.a.x + t * (s.b.x - s.a.x), y: s.a.y + t * (s.b.y - s.a.y))
-    }
-
-    /// Bearing (degrees) of edge `e` in its geometry direction at `offset` metres.
-    public func bearing(onEdge e: Int, offset: Double) -> Double {
-        let s = segment(onEdge: e, offset: offset)
-        return localBearing(from: s.a, to: s.b)
-    }
-
-    /// The non-degenerate segment of edge `e` that holds the point `offset` metres along it (the last segment past
-    /// the end), and the metres from its start to that point, clamped to the segment.
-    func segment(onEdge e: Int, offset: Double) -> (a: LocalPoint, b: LocalPoint, along: Double, length: Double) {
-        let pts = localGeometry(ofEdge: e)
-        var remaining = max(0, offset)
-        var i = pts.startIndex
-        while i + 1 < pts.endIndex {
-            let a = pts[i], b = pts[i + 1]
-            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if remaining <= len, len > 0 { return (a, b, remaining, len) }
-            remaining -= len
-            i += 1
-        }
-        let a = pts[pts.endIndex - 2], b = pts[pts.endIndex - 1]
-        let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-        return (a, b, len, len)
-    }
 
     /// Total road length in kilometres per class.
     public func kilometresByClass() -> [RoadClass: Double] {

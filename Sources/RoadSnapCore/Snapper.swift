@@ -29,24 +29,27 @@ public final class Snapper {
     /// The fix's position in the network's local frame.
     public func project(_ c: GeoCoordinate) -> LocalPoint { frame.forward(latitude: c.latitude, longitude: c.longitude) }
 
-    /// All candidate edges within `radius` of the coordinate, nearest first.
+    /// All candidate edges within `radius` of the coordinate, nearest first. Throws `.projection` when PROJ refuses
+    /// the coordinate and `.geometry` when the GEOS search fails.
     public func candidates(near c: GeoCoordinate, radius: Double = Snapper.defaultRadius,
-                           method: SegmentQuery.Method = .cached) -> [SnapCandidate]
+                           method: SegmentQuery.Method = .cached) throws(RoadSnapError) -> [SnapCandidate]
     {
-        query.candidates(near: project(c), radius: radius, method: method)
+        try query.candidates(near: frame.project(latitude: c.latitude, longitude: c.longitude), radius: radius,
+                             method: method)
     }
 
-    /// Snaps one fix: the nearest edge, with course and one-way direction taken into account. Nil when none is near.
-    public func snap(_ fix: Fix, radius: Double = Snapper.defaultRadius) -> SnappedFix? {
-        let cands = candidates(near: fix.coordinate, radius: radius)
+    /// Snaps one fix: the nearest edge, with course and one-way direction taken into account. Nil when none is near;
+    /// throws when PROJ or GEOS fails (see `candidates`).
+    public func snap(_ fix: Fix, radius: Double = Snapper.defaultRadius) throws(RoadSnapError) -> SnappedFix? {
+        let cands = try candidates(near: fix.coordinate, radius: radius)
         guard let k = query.choose(among: cands, course: fix.course ?? .nan) else { return nil }
         return snapped(cands[k], course: fix.course)
     }
 
     /// Snaps many fixes in one C call (projection batched through PROJ, candidate choice in C).
     public func snap(_ fixes: [Fix], radius: Double = Snapper.defaultRadius) throws(RoadSnapError) -> [SnappedFix?] {
-        frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
-                      x: &xs, y: &ys)
+        try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+                          x: &xs, y: &ys)
         courses = fixes.map { $0.course ?? .nan }
         try query.snapBatch(x: xs, y: ys, course: courses, radius: radius, into: &batch)
         return batch.enumerated().map { i, c in c.map { snapped($0, course: fixes[i].course) } }

@@ -171,7 +171,7 @@ enum MatchStreamCommand {
             o.skipped = track.skipped.count
             do {
                 matcher.parameters = defaults
-                if autoSigma, let s = matcher.estimateSigma(track) { matcher.parameters.sigma = s }
+                if autoSigma, let s = try matcher.estimateSigma(track) { matcher.parameters.sigma = s }
                 let t0 = monotonicSeconds()
                 let result = try matcher.match(track)
                 o.matchSeconds = monotonicSeconds() - t0

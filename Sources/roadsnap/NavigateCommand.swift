@@ -186,11 +186,11 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
         self.finalDestination = finalDestination
     }
 
-    func emit(_ object: [String: Any]) {
+    func emit(_ object: JSONValue) {
         let line = NavigationEventJSON.line(object) + "\n"
         lock.withLock { _ in
             writeStdout(line)
-            server?.publish(String(line.dropLast()), kind: object["event"] as? String)
+            server?.publish(String(line.dropLast()), kind: object["event"]?.string)
         }
     }
 
@@ -229,7 +229,7 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
     }
     func navigator(_ navigator: Navigator, didAnnounce announcement: Announcement) {
         var o = NavigationEventJSON.announcement(announcement)
-        if let speakDir, let path = NavigateSupport.speak(announcement, dir: speakDir) { o["audio"] = path }
+        if let speakDir, let path = NavigateSupport.speak(announcement, dir: speakDir) { o["audio"] = .string(path) }
         emit(o)
     }
     func navigator(_ navigator: Navigator, didOffer offer: RerouteOffer) {

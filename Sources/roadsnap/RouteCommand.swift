@@ -57,12 +57,12 @@ enum RouteCommand {
 
         let output: String
         switch (outputFormat, choice) {
-        case let ("json", choice?): output = try RouteOutput.serialize(RouteOutput.jsonObject(choice, network: network))
-        case ("json", nil): output = try RouteOutput.serialize(RouteOutput.jsonObject(result, network: network))
+        case let ("json", choice?): output = RouteOutput.serialize(RouteOutput.jsonObject(choice, network: network))
+        case ("json", nil): output = RouteOutput.serialize(RouteOutput.jsonObject(result, network: network))
         case let ("geojson", choice?):
-            output = try RouteOutput.serialize(RouteOutput.geoJSONObject(choice, network: network))
+            output = RouteOutput.serialize(RouteOutput.geoJSONObject(choice, network: network))
         case ("geojson", nil):
-            output = try RouteOutput.serialize(RouteOutput.geoJSONObject(result, network: network))
+            output = RouteOutput.serialize(RouteOutput.geoJSONObject(result, network: network))
         case let (_, choice?): output = RouteOutput.text(choice)
         default: output = RouteOutput.text(result)
         }

@@ -123,7 +123,7 @@ import Testing
             var p = MatchParameters()
             change(&p)
             let matcher = try MapMatcher(network: network, parameters: p)
-            if autoSigma, let s = matcher.estimateSigma(track) { matcher.parameters.sigma = s }
+            if autoSigma, let s = try matcher.estimateSigma(track) { matcher.parameters.sigma = s }
             let result = try matcher.match(track)
             return MatchOutput.csv(result, track: track, network: network)
         }

@@ -54,9 +54,9 @@ import Testing
         let points = probes(a, count: 300, seed: 7)
         let sa = try Snapper(network: a), sb = try Snapper(network: b)
         for p in points {
-            #expect(sa.candidates(near: p, radius: 40) == sb.candidates(near: p, radius: 40))
-            #expect(sa.candidates(near: p, radius: 120) == sb.candidates(near: p, radius: 120))
-            #expect(sa.snap(Fix(coordinate: p, course: 90)) == sb.snap(Fix(coordinate: p, course: 90)))
+            #expect(try sa.candidates(near: p, radius: 40) == sb.candidates(near: p, radius: 40))
+            #expect(try sa.candidates(near: p, radius: 120) == sb.candidates(near: p, radius: 120))
+            #expect(try sa.snap(Fix(coordinate: p, course: 90)) == sb.snap(Fix(coordinate: p, course: 90)))
         }
         // Tracks: fixes every ~25 m along the route between probe pairs, jittered.
         let ra = Router(network: a), rb = Router(network: b)
@@ -265,7 +265,7 @@ import Testing
             // Not rejected: the byte is padding no checksum covers; results must be identical.
             let n = try #require(try? r.get(), "flip at \(p) gave \(r)")
             let s = try Snapper(network: n)
-            for q in probes { #expect(s.candidates(near: q, radius: 60) == reference.candidates(near: q, radius: 60)) }
+            for q in probes { #expect(try s.candidates(near: q, radius: 60) == reference.candidates(near: q, radius: 60)) }
             identical += 1
         }
         #expect(rejected + identical == positions.count)
@@ -367,7 +367,7 @@ import Testing
         // An intact file opened lazily gives the same snaps.
         let intact = try Self.open(good, verification: .lazy).get()
         let s = try Snapper(network: intact), t = try Snapper(network: source)
-        for p in Self.probes(source, count: 30, seed: 9) { #expect(s.candidates(near: p) == t.candidates(near: p)) }
+        for p in Self.probes(source, count: 30, seed: 9) { #expect(try s.candidates(near: p) == t.candidates(near: p)) }
     }
 
     @Test func compileReportsProgressAndCancels() throws {

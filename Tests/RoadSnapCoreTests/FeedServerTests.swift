@@ -8,10 +8,10 @@ final class FeedPublisher: NavigatorListener, @unchecked Sendable {
     let server: FeedServer
     var published: [String] = []
     init(_ server: FeedServer) { self.server = server }
-    func publish(_ o: [String: Any]) {
+    func publish(_ o: JSONValue) {
         let line = NavigationEventJSON.line(o)
         published.append(line)
-        server.publish(line, kind: o["event"] as? String)
+        server.publish(line, kind: o["event"]?.string)
     }
     func navigatorDidChangeRoute(_ n: Navigator) { publish(NavigationEventJSON.routeChanged(n)) }
     func navigator(_ n: Navigator, didUpdateRemainingTime t: Double) { publish(NavigationEventJSON.remainingTime(t)) }

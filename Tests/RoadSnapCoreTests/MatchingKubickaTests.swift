@@ -40,9 +40,9 @@ import RoadSnapFormats
     @Test func jitterTellsWhiteNoiseFromARecordedTrack() throws {
         let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/00000005"))
         let matcher = try MapMatcher(network: k.network)
-        #expect(matcher.estimateJitter(k.track) < 1.5)
+        #expect(try matcher.estimateJitter(k.track) < 1.5)
         for sigma in [5.0, 20.0] {
-            let jitter = matcher.estimateJitter(Self.noisy(k.track, sigma: sigma, seed: 7))
+            let jitter = try matcher.estimateJitter(Self.noisy(k.track, sigma: sigma, seed: 7))
             #expect(abs(jitter - sigma) < 0.15 * sigma, "jitter \(jitter) for sigma \(sigma)")
         }
     }

@@ -276,13 +276,13 @@ final class FeedRecorder: NavigatorListener, RoadSnappedLocationProviderListener
             #expect(enroute.allSatisfy { $0.roundedTimeToCurrentStepSeconds >= 60
                 && $0.roundedTimeToCurrentStepSeconds.truncatingRemainder(dividingBy: 60) == 0 })
             let json = NavigationEventJSON.navInfo(enroute[0])
-            let steps = json["remaining_steps"] as? [[String: Any]]
+            let steps = json["remaining_steps"]?.array
             #expect(steps?.count == enroute[0].remainingSteps.count)
-            #expect(steps?.first?["maneuver"] is String && steps?.first?["distance_from_prev_step_m"] is Double)
-            #expect(json["rounded_time_to_current_step_s"] is Double)
+            #expect(steps?.first?["maneuver"]?.string != nil && steps?.first?["distance_from_prev_step_m"]?.double != nil)
+            #expect(json["rounded_time_to_current_step_s"]?.double != nil)
             // The current step carries the banner's variants.
-            let current = json["current_step"] as? [String: Any]
-            #expect(current?["short_instruction"] is String && current?["secondary_text"] is String)
+            let current = json["current_step"]
+            #expect(current?["short_instruction"]?.string != nil && current?["secondary_text"]?.string != nil)
             if let step = enroute[0].currentStep {
                 #expect(step.instruction.hasPrefix(InstructionText.short(step)) || step.maneuver == .nameChange)
             }

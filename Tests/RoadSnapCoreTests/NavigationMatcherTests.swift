@@ -63,7 +63,7 @@ import Testing
         let track = try TrackReader.read(path: TestData.bellevueDrive)
         var found: (Fix, nearest: Int, other: Int)?
         for f in track.fixes {
-            let c = snapper.candidates(near: f.coordinate)
+            let c = try snapper.candidates(near: f.coordinate)
             if c.count >= 2, c[0].edge != c[1].edge, c[1].distance < 8, c[1].distance - c[0].distance < 1.5,
                c[1].distance > c[0].distance + 0.5
             {

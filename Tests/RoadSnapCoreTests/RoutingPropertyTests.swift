@@ -78,7 +78,7 @@ import Testing
         ]))
         #expect(result.status == .ok)
         let json = try JSONSerialization.jsonObject(with: Data(
-            try RouteOutput.serialize(RouteOutput.jsonObject(result, network: router.network)).utf8)) as? [String: Any]
+            RouteOutput.serialize(RouteOutput.jsonObject(result, network: router.network)).utf8)) as? [String: Any]
         #expect(json?["status"] as? String == "ok")
         let legs = try #require(json?["legs"] as? [[String: Any]])
         let steps = try #require(legs.first?["steps"] as? [[String: Any]])
@@ -87,12 +87,16 @@ import Testing
         let segments = try #require(legs.first?["segments"] as? [[String: Any]])
         #expect(segments.allSatisfy { Int64($0["source_id"] as? String ?? "") != nil })  // OSM way ids
         let geo = RouteOutput.geoJSONObject(result, network: router.network)
-        let features = try #require(geo["features"] as? [[String: Any]])
+        let features = try #require(geo["features"]?.array)
         #expect(features.count == 1 + (result.route?.legs[0].steps.count ?? 0))
-        // The Foundation-free writer gives the bytes JSONSerialization (.sortedKeys) gave before issue 10.
+        // The one JSON writer (JSONValue) gives the bytes JSONSerialization (.sortedKeys) gave before issue 10: the
+        // document read back and written again by Foundation is the same text (this route's strings hold no `/`,
+        // which Foundation alone escapes).
         for object in [RouteOutput.jsonObject(result, network: router.network), geo] {
-            let reference = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            #expect(try RouteOutput.serialize(object) == String(decoding: reference, as: UTF8.self))
+            let text = RouteOutput.serialize(object)
+            let reference = try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: Data(text.utf8)),
+                                                       options: [.sortedKeys])
+            #expect(text == String(decoding: reference, as: UTF8.self))
         }
         let text = RouteOutput.text(result)
         #expect(text.contains("Your destination is ahead"))

@@ -16,8 +16,8 @@ import Testing
             let c = b.randomCoordinate(using: &rng)
             let radius = i % 4 == 0 ? 25.0 : 50.0
             let p = snapper.project(c)
-            let fast = snapper.query.candidates(near: p, radius: radius, method: method)
-            let slow = snapper.query.candidates(near: p, radius: radius, method: .bruteForce)
+            let fast = try snapper.query.candidates(near: p, radius: radius, method: method)
+            let slow = try snapper.query.candidates(near: p, radius: radius, method: .bruteForce)
             if !fast.isEmpty { nonEmpty += 1 }
             if fast != slow { mismatches += 1 }
         }
@@ -65,7 +65,7 @@ import Testing
                 if let best, best.d <= radius { reference.append((e, best.x, best.y, best.d, best.offset, best.bearing)) }
             }
             reference.sort { ($0.d, $0.edge) < ($1.d, $1.edge) }
-            let fast = snapper.query.candidates(near: p, radius: radius, method: .cached)
+            let fast = try snapper.query.candidates(near: p, radius: radius, method: .cached)
             #expect(fast.count == reference.count)
             guard fast.count == reference.count else { continue }
             // Edges in order; where two distances tie to within rounding, either order is right.
@@ -100,8 +100,8 @@ import Testing
         for _ in 0..<2_000 {
             let c = b.randomCoordinate(using: &rng)
             let p = snapper.project(c)
-            let slow = snapper.query.candidates(near: p, radius: 40, method: .bruteForce).map(\.distance).min()
-            #expect(snapper.query.nearestDistance(to: p, radius: 40) == slow)
+            let slow = try snapper.query.candidates(near: p, radius: 40, method: .bruteForce).map(\.distance).min()
+            #expect(try snapper.query.nearestDistance(to: p, radius: 40) == slow)
             if slow != nil { found += 1 }
         }
         #expect(found > 200 && found < 2_000)
@@ -115,7 +115,7 @@ import Testing
         for _ in 0..<500 {
             let c = b.randomCoordinate(using: &rng)
             let p = snapper.project(c)
-            #expect(snapper.query.candidates(near: p, radius: 120, method: .cached)
+            #expect(try snapper.query.candidates(near: p, radius: 120, method: .cached)
                     == snapper.query.candidates(near: p, radius: 120, method: .bruteForce))
         }
     }
@@ -124,7 +124,7 @@ import Testing
         let network = try TestData.bellevue()
         let snapper = try Snapper(network: network)
         let c = GeoCoordinate(uncheckedLatitude: 47.5802, longitude: -122.1380)
-        let cands = snapper.candidates(near: c, radius: 50)
+        let cands = try snapper.candidates(near: c, radius: 50)
         #expect(!cands.isEmpty)
         for cand in cands {
             #expect(cand.offset >= 0 && cand.offset <= network.edges[cand.edge].length + 1e-6)
@@ -146,7 +146,7 @@ import Testing
                 ? (network.bearing(onEdge: e, offset: network.edges[e].length / 2) + 180).truncatingRemainder(dividingBy: 360)
                 : network.bearing(onEdge: e, offset: network.edges[e].length / 2)
             let fix = Fix(coordinate: GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude), course: travel)
-            guard let s = snapper.snap(fix) else { Issue.record("no snap on motorway edge \(e)"); continue }
+            guard let s = try snapper.snap(fix) else { Issue.record("no snap on motorway edge \(e)"); continue }
             #expect(network.edges[s.edge].allows(forward: bearingDifference(s.bearing, network.bearing(onEdge: s.edge, offset: s.offset)) < 90))
             #expect(bearingDifference(s.bearing, travel) < 45)
             checked += 1
@@ -166,7 +166,7 @@ import Testing
         }
         let batch = try snapper.snap(fixes)
         for (fix, b) in zip(fixes, batch) {
-            let one = snapper.snap(fix)
+            let one = try snapper.snap(fix)
             #expect(one?.edge == b?.edge)
             #expect(one?.offset == b?.offset)
         }
@@ -197,13 +197,13 @@ import Testing
             let c = b.randomCoordinate(using: &rng)
             let p = snapper.project(c)
             let radius = i % 3 == 0 ? 20.0 : 50.0
-            let fast = snapper.query.candidates(near: p, radius: radius, method: .cached)
-            #expect(fast == snapper.query.candidates(near: p, radius: radius, method: .bruteForce))
+            let fast = try snapper.query.candidates(near: p, radius: radius, method: .cached)
+            #expect(try fast == snapper.query.candidates(near: p, radius: radius, method: .bruteForce))
             if !fast.isEmpty { nonEmpty += 1 }
         }
         #expect(nonEmpty > 1000)
         // The far road is found too, and the empty country between is answered without candidates.
-        #expect(!snapper.candidates(near: GeoCoordinate(uncheckedLatitude: 48.905, longitude: -120.8001)).isEmpty)
-        #expect(snapper.candidates(near: GeoCoordinate(uncheckedLatitude: 48.2, longitude: -121.5)).isEmpty)
+        #expect(try !snapper.candidates(near: GeoCoordinate(uncheckedLatitude: 48.905, longitude: -120.8001)).isEmpty)
+        #expect(try snapper.candidates(near: GeoCoordinate(uncheckedLatitude: 48.2, longitude: -121.5)).isEmpty)
     }
 }

@@ -20,7 +20,7 @@ import RoadSnapFormats
         let fixes = Array(track.fixes[range])
         let frame = try network.makeFrame()
         var x: [Double] = [], y: [Double] = []
-        frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+        try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
                       x: &x, y: &y)
         return (x, y, fixes.map { $0.time ?? .nan })
     }

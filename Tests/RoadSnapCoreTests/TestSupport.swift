@@ -28,12 +28,16 @@ enum TestData {
 
     /// Runs a program with `stdin` on its standard input; returns its exit status, standard output and error
     /// (standard error goes through a file, so a chatty program cannot block on a full pipe).
-    static func execute(_ executable: String, _ arguments: [String], stdin: Data? = nil) throws
+    static func execute(_ executable: String, _ arguments: [String], stdin: Data? = nil,
+                        environment: [String: String] = [:]) throws
         -> (status: Int32, out: Data, err: String)
     {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-stderr-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: errFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errFile) }

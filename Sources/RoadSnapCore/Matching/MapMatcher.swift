@@ -117,21 +117,22 @@ public final class MapMatcher {
 
     /// Robust GPS error estimate for a track (Newson & Krumm): 1.4826 × the median distance from each fix to its
     /// nearest road within the search radius. Nil when no fix has a road near.
-    public func estimateSigma(_ track: Track) -> Double? {
-        frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
-                      longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
-        return estimateSigma(x: xs, y: ys, samples: Int.max)
+    /// Throws when PROJ refuses a fix or the GEOS search fails.
+    public func estimateSigma(_ track: Track) throws(RoadSnapError) -> Double? {
+        try frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
+                          longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
+        return try estimateSigma(x: xs, y: ys, samples: Int.max)
     }
 
     /// The estimate from at most about `samples` fixes spread evenly over the track (local metres).
-    func estimateSigma(x: [Double], y: [Double], samples: Int) -> Double? {
+    func estimateSigma(x: [Double], y: [Double], samples: Int) throws(RoadSnapError) -> Double? {
         let stride = max(1, x.count / max(1, samples))
         var d: [Double] = []
         d.reserveCapacity(x.count / stride + 1)
         var i = 0
         while i < x.count {
             if x[i].isFinite, y[i].isFinite {
-                if let nearest = query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius),
+                if let nearest = try query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius),
                    nearest.isFinite {
                     d.append(nearest)
                 }
@@ -143,10 +144,11 @@ public final class MapMatcher {
     }
 
     /// Standard deviation of the track's white GPS noise (see `jitterSigma`); 0 without times or dense fixes.
-    public func estimateJitter(_ track: Track) -> Double {
+    /// Throws when PROJ refuses a fix.
+    public func estimateJitter(_ track: Track) throws(RoadSnapError) -> Double {
         guard track.fixes.allSatisfy({ $0.time != nil }) else { return 0 }
-        frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
-                      longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
+        try frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
+                          longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
         return jitterSigma(x: xs, y: ys, time: track.fixes.map { $0.time ?? .nan }, samples: Int.max)
     }
 
@@ -195,16 +197,16 @@ public final class MapMatcher {
     public func match(_ track: Track) throws(RoadSnapError) -> MatchResult {
         let fixes = track.fixes
         let n = fixes.count
-        frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
-                      x: &xs, y: &ys)
+        try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+                          x: &xs, y: &ys)
         let times: [Double]? = fixes.contains { $0.time != nil } ? fixes.map { $0.time ?? .nan } : nil
         let courses: [Double]? = fixes.contains { $0.course != nil } ? fixes.map { $0.course ?? .nan } : nil
         let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
         let accuracies: [Double]? = fixes.contains { $0.horizontalAccuracy != nil }
             ? fixes.map { $0.horizontalAccuracy ?? .nan } : nil
         var used = parameters
-        if used.sigmaFromTrack, let estimate = estimateSigma(x: xs, y: ys, samples: Int.max) { used.sigma = estimate }
-        if used.raiseSigmaToTrack, let estimate = estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
+        if used.sigmaFromTrack, let estimate = try estimateSigma(x: xs, y: ys, samples: Int.max) { used.sigma = estimate }
+        if used.raiseSigmaToTrack, let estimate = try estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
             used.sigma = estimate
             // A noisy track's fixes stray further from the road driven: search 3.5 of its sigmas around each.
             used.radius = max(used.radius, 3.5 * estimate)
@@ -270,75 +272,5 @@ public final class MapMatcher {
                                    from: st.from, to: max(st.from, st.to), into: &points, scratch: &scratch)
         }
         return points
-    }
-}
-
-extension RoadNetwork {
-    /// The point `offset` metres along edge `e` from its geometry start (clamped), interpolated between the edge's
-    /// WGS84 vertices by the local-frame segment lengths (no projection call).
-    public func coordinate(onEdge e: Int, offset: Double) -> GeoCoordinate {
-        let r = edges[e].shapeRange
-        let local = localShape, shape = shape  // one reference each, not one per vertex read
-        var remaining = max(0, offset)
-        var i = r.lowerBound
-        while i + 1 < r.upperBound {
-            let a = local[i], b = local[i + 1]
-            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if remaining <= len { return Self.interpolate(shape[i], shape[i + 1], remaining, len) }
-            remaining -= len
-            i += 1
-        }
-        return shape[r.upperBound - 1]
-    }
-
-    /// The point `remaining` metres along the segment p → q of local length `len`.
-    @inline(__always)
-    static func interpolate(_ p: GeoCoordinate, _ q: GeoCoordinate, _ remaining: Double, _ len: Double)
-        -> GeoCoordinate
-    {
-        let t = len > 0 ? remaining / len : 0
-        return GeoCoordinate(uncheckedLatitude: p.latitude + t * (q.latitude - p.latitude),
-                             longitude: p.longitude + t * (q.longitude - p.longitude))
-    }
-
-    /// Appends the part of edge `edge` between `from` and `to` metres (measured in the travel direction) to `points`,
-    /// skipping every point equal to the last one already there. One walk along the edge finds both ends (as
-    /// `coordinate(onEdge:offset:)` would, with the same arithmetic) and the vertices between them; `scratch` holds
-    /// those vertices (reused between calls, so a path's geometry allocates nothing per step).
-    func appendPolyline(edge: Int, forward: Bool, from: Double, to: Double, into points: inout [GeoCoordinate],
-                        scratch: inout [GeoCoordinate]) {
-        let e = edges[edge]
-        let len = e.length, r = e.shapeRange
-        let local = localShape, shape = shape
-        let g0 = forward ? from : len - to, g1 = forward ? to : len - from  // geometry offsets
-        var rem0 = max(0, g0), rem1 = max(0, g1)
-        var start: GeoCoordinate? = nil, end: GeoCoordinate? = nil
-        scratch.removeAll(keepingCapacity: true)
-        var acc = 0.0
-        var i = r.lowerBound
-        while i + 1 < r.upperBound {
-            let a = local[i], b = local[i + 1]
-            let seg = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if start == nil {
-                if rem0 <= seg { start = Self.interpolate(shape[i], shape[i + 1], rem0, seg) } else { rem0 -= seg }
-            }
-            if end == nil {
-                if rem1 <= seg { end = Self.interpolate(shape[i], shape[i + 1], rem1, seg) } else { rem1 -= seg }
-            }
-            acc += seg
-            if acc > g0 && acc < g1 { scratch.append(shape[i + 1]) }
-            i += 1
-        }
-        let first = start ?? shape[r.upperBound - 1], last = end ?? shape[r.upperBound - 1]
-        @inline(__always) func add(_ p: GeoCoordinate) { if points.last != p { points.append(p) } }
-        if forward {
-            add(first)
-            for p in scratch { add(p) }
-            add(last)
-        } else {
-            add(last)
-            for p in scratch.reversed() { add(p) }
-            add(first)
-        }
     }
 }

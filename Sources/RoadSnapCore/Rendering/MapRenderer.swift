@@ -118,8 +118,14 @@ public final class MapRenderer {
         if !cullsWithIndex || corners.allSatisfy({ target.distance(to: $0) <= radius }) {
             visible.append(contentsOf: 0..<network.edges.count)
         } else if let frame, let query {
-            let p = frame.forward(latitude: target.latitude, longitude: target.longitude)
-            query.forEachCandidate(near: p, radius: radius, method: .strtree) { visible.append($0.edge) }
+            // Culling is an optimisation: where PROJ or GEOS fails, every edge is drawn (the picture stays right).
+            do {
+                let p = try frame.project(latitude: target.latitude, longitude: target.longitude)
+                try query.forEachCandidate(near: p, radius: radius, method: .strtree) { visible.append($0.edge) }
+            } catch {
+                visible.removeAll(keepingCapacity: true)
+                visible.append(contentsOf: 0..<network.edges.count)
+            }
         }
         lastVisibleEdgeCount = visible.count
     }

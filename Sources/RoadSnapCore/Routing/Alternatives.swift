@@ -210,30 +210,7 @@ extension ContractionHierarchy {
         var f = space.forward, b = space.backward
         space.forward = SearchLabels(count: 0); space.backward = SearchLabels(count: 0)
         defer { space.forward = f; space.backward = b }
-        f.reset(); b.reset()
-        for s in ends.sources { f.improve(Int(s.arc), s.cost, pred: -1) }
-        for t in ends.targets { b.improve(Int(t.arc), t.cost, pred: -2 - t.target) }
-        var settled: [Int] = []
-        while true {
-            let fk = f.heap.minKey, bk = b.heap.minKey
-            if min(fk, bk) > bound { break }
-            if fk <= bk {
-                let (d, v32) = f.heap.pop()
-                let v = Int(v32)
-                if d > f.cost[v] { continue }
-                settled.append(v)
-                for k in Int(upStart[v])..<Int(upStart[v + 1]) {
-                    f.improve(Int(upTarget[k]), d + Int64(upCost[k]), pred: upLink[k])
-                }
-            } else {
-                let (d, v32) = b.heap.pop()
-                let v = Int(v32)
-                if d > b.cost[v] { continue }
-                for k in Int(downStart[v])..<Int(downStart[v + 1]) {
-                    b.improve(Int(downSource[k]), d + Int64(downCost[k]), pred: downLink[k])
-                }
-            }
-        }
+        let settled = search(ends, &f, &b, stop: .beyond(bound: bound)).settled
         var via: [(cost: Int64, arc: Int)] = []
         for v in settled where !avoiding.contains(v) {
             let fv = f.label(v), bv = b.label(v)
@@ -243,23 +220,9 @@ extension ContractionHierarchy {
         var covered = Set<Int>()
         var paths: [(arcs: [Int], via: Int)] = []
         for (_, meet) in via where paths.count < limit && !covered.contains(meet) {
-            var links: [Int32] = []
-            var v = meet
-            var guardSteps = 0
-            while f.pred[v] >= 0, guardSteps < nodeCount {
-                links.append(f.pred[v]); v = Int(linkTail[Int(f.pred[v])]); guardSteps += 1
-            }
-            var arcs = [v]
-            for l in links.reversed() { unpack(l, into: &arcs) }
-            let viaIndex = arcs.count - 1
-            v = meet
-            while b.pred[v] >= 0, guardSteps < 2 * nodeCount {
-                unpack(b.pred[v], into: &arcs); v = Int(linkHead[Int(b.pred[v])]); guardSteps += 1
-            }
-            guard b.pred[v] <= -2 else { continue }
-            arcs.append(Int(-2 - b.pred[v]))
-            covered.formUnion(arcs)
-            paths.append((arcs, viaIndex))
+            guard let path = path(meeting: meet, f, b) else { continue }
+            covered.formUnion(path.arcs)
+            paths.append((path.arcs, path.meetIndex))
         }
         return paths
     }

@@ -83,29 +83,60 @@ final class ContractionHierarchy: Sendable {
         var f = space.forward, b = space.backward
         space.forward = SearchLabels(count: 0); space.backward = SearchLabels(count: 0)
         defer { space.forward = f; space.backward = b }
+        let found = search(ends, &f, &b, stop: .atBestMeeting)
+        guard found.best < .max else { return nil }
+        guard found.meet >= 0 else { return ends.direct.map { SearchPath(cost: $0.cost, arcs: [$0.arc]) } }
+        guard let path = path(meeting: found.meet, f, b) else { return nil }
+        return SearchPath(cost: found.best, arcs: path.arcs)
+    }
+
+    /// Where the bidirectional search stops.
+    enum SearchStop {
+        /// When neither frontier can improve the best meeting: the cheapest path. Stalls on demand.
+        case atBestMeeting
+        /// Past the meeting point, when both frontiers exceed `bound`, without stalling (every arc both searches
+        /// reach within the bound keeps its exact labels): for via paths. The arcs settled forward are returned.
+        case beyond(bound: Int64)
+    }
+
+    /// The one bidirectional search over the hierarchy (forward upward from the sources, backward upward from the
+    /// targets; backward labels keep the target arc reached through `pred` = -2 - target), used by `route` and
+    /// `viaPaths`. Returns the best meeting cost (`ends.direct` counted; .max for none), its arc (-1: none, or the
+    /// direct path) and, for `.beyond`, the arcs settled forward in order.
+    func search(_ ends: SearchEnds, _ f: inout SearchLabels, _ b: inout SearchLabels, stop: SearchStop)
+        -> (best: Int64, meet: Int, settled: [Int])
+    {
         f.reset(); b.reset()
         for s in ends.sources { f.improve(Int(s.arc), s.cost, pred: -1) }
-        // Backward labels keep the target arc reached through `pred` = -2 - target.
         for t in ends.targets { b.improve(Int(t.arc), t.cost, pred: -2 - t.target) }
+        let bound: Int64?
+        switch stop {
+        case .atBestMeeting: bound = nil
+        case let .beyond(limit): bound = limit
+        }
+        let stalls = bound == nil
         var best = ends.direct?.cost ?? .max
         var meet = -1
+        var settled: [Int] = []
         while true {
             let fk = f.heap.minKey, bk = b.heap.minKey
-            if min(fk, bk) >= best { break }
+            if let bound { if min(fk, bk) > bound { break } } else if min(fk, bk) >= best { break }
             if fk <= bk {
                 let (d, v32) = f.heap.pop()
                 let v = Int(v32)
                 if d > f.cost[v] { continue }
                 let other = b.label(v)
                 if other < .max, d + other < best { best = d + other; meet = v }
+                if !stalls { settled.append(v) }
                 // Stall on demand: a higher node reaches v cheaper.
-                var stalled = false
-                for k in Int(downStart[v])..<Int(downStart[v + 1]) {
-                    let u = Int(downSource[k])
-                    let du = f.label(u)
-                    if du < .max, du + Int64(downCost[k]) < d { stalled = true; break }
+                if stalls {
+                    var stalled = false
+                    for k in Int(downStart[v])..<Int(downStart[v + 1]) {
+                        let du = f.label(Int(downSource[k]))
+                        if du < .max, du + Int64(downCost[k]) < d { stalled = true; break }
+                    }
+                    if stalled { continue }
                 }
-                if stalled { continue }
                 for k in Int(upStart[v])..<Int(upStart[v + 1]) {
                     f.improve(Int(upTarget[k]), d + Int64(upCost[k]), pred: upLink[k])
                 }
@@ -115,39 +146,42 @@ final class ContractionHierarchy: Sendable {
                 if d > b.cost[v] { continue }
                 let other = f.label(v)
                 if other < .max, d + other < best { best = d + other; meet = v }
-                var stalled = false
-                for k in Int(upStart[v])..<Int(upStart[v + 1]) {
-                    let w = Int(upTarget[k])
-                    let dw = b.label(w)
-                    if dw < .max, dw + Int64(upCost[k]) < d { stalled = true; break }
+                if stalls {
+                    var stalled = false
+                    for k in Int(upStart[v])..<Int(upStart[v + 1]) {
+                        let dw = b.label(Int(upTarget[k]))
+                        if dw < .max, dw + Int64(upCost[k]) < d { stalled = true; break }
+                    }
+                    if stalled { continue }
                 }
-                if stalled { continue }
                 for k in Int(downStart[v])..<Int(downStart[v + 1]) {
                     b.improve(Int(downSource[k]), d + Int64(downCost[k]), pred: downLink[k])
                 }
             }
         }
-        guard best < .max else { return nil }
-        guard meet >= 0 else { return ends.direct.map { SearchPath(cost: $0.cost, arcs: [$0.arc]) } }
-        // Forward half: links back to a source arc.
+        return (best, meet, settled)
+    }
+
+    /// The arcs of the path through arc `meet` after `search`: the forward tree's links back to a source arc, the
+    /// backward tree's links down to a target-entering arc (unpacked), then the target arc; with the index of
+    /// `meet` in it. Nil when the labels do not lead from a source to a target.
+    func path(meeting meet: Int, _ f: SearchLabels, _ b: SearchLabels) -> (arcs: [Int], meetIndex: Int)? {
         var links: [Int32] = []
         var v = meet
-        while f.pred[v] >= 0 {
-            let l = f.pred[v]
-            links.append(l)
-            v = Int(linkTail[Int(l)])
+        var steps = 0
+        while f.pred[v] >= 0, steps < nodeCount {
+            links.append(f.pred[v]); v = Int(linkTail[Int(f.pred[v])]); steps += 1
         }
         var arcs = [v]
         for l in links.reversed() { unpack(l, into: &arcs) }
-        // Backward half: links down to a target-entering arc, then the target arc.
+        let meetIndex = arcs.count - 1
         v = meet
-        while b.pred[v] >= 0 {
-            let l = b.pred[v]
-            unpack(l, into: &arcs)
-            v = Int(linkHead[Int(l)])
+        while b.pred[v] >= 0, steps < 2 * nodeCount {
+            unpack(b.pred[v], into: &arcs); v = Int(linkHead[Int(b.pred[v])]); steps += 1
         }
+        guard b.pred[v] <= -2 else { return nil }
         arcs.append(Int(-2 - b.pred[v]))
-        return SearchPath(cost: best, arcs: arcs)
+        return (arcs, meetIndex)
     }
 
     /// Appends the arcs a link leads through, excluding its tail.

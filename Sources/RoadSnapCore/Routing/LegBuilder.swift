@@ -37,36 +37,10 @@ struct LegBuilder {
                         steps: steps, segments: segments)
     }
 
-    /// The coordinate `offset` metres along edge `e` (geometry direction), interpolated between shape points.
-    func coordinate(edge e: Int, offset: Double) -> GeoCoordinate {
-        let r = network.edges[e].shapeRange
-        var acc = 0.0
-        for i in r.lowerBound..<(r.upperBound - 1) {
-            let a = network.localShape[i], b = network.localShape[i + 1]
-            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if offset <= acc + len, len > 0 {
-                let t = max(0, min(1, (offset - acc) / len))
-                let p = network.shape[i], q = network.shape[i + 1]
-                return GeoCoordinate(uncheckedLatitude: p.latitude + t * (q.latitude - p.latitude),
-                                     longitude: p.longitude + t * (q.longitude - p.longitude))
-            }
-            acc += len
-        }
-        return network.shape[r.upperBound - 1]
-    }
-
     /// Geometry of edge `e` from offset `from` to offset `to` (reversed when `from > to`).
     func points(edge e: Int, from: Double, to: Double) -> [GeoCoordinate] {
-        let lo = min(from, to), hi = max(from, to)
-        let r = network.edges[e].shapeRange
-        var pts = [coordinate(edge: e, offset: lo)]
-        var acc = 0.0
-        for i in r.lowerBound..<(r.upperBound - 1) {
-            let a = network.localShape[i], b = network.localShape[i + 1]
-            acc += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if acc > lo, acc < hi { pts.append(network.shape[i + 1]) }
-        }
-        pts.append(coordinate(edge: e, offset: hi))
+        var pts: [GeoCoordinate] = []
+        network.forEachPoint(ofEdge: e, from: min(from, to), to: max(from, to)) { pts.append($0) }
         return from > to ? pts.reversed() : pts
     }
 

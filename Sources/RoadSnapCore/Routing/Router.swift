@@ -134,8 +134,18 @@ public final class Router: Sendable {
         defer { snappers.withLock { $0.append(snapper) } }
         var placed: [PlacedWaypoint] = []
         for (i, w) in waypoints.enumerated() {
-            guard let p = place(w, snapper: snapper.snapper, isOrigin: i == 0, isDestination: i > 0,
-                                continuesAfter: i + 1 < waypoints.count) else {
+            let placedOne: PlacedWaypoint?
+            do {
+                placedOne = try place(w, snapper: snapper.snapper, isOrigin: i == 0, isDestination: i > 0,
+                                      continuesAfter: i + 1 < waypoints.count)
+            } catch {
+                // PROJ refusing the waypoint (far outside the map's frame) is the waypoint's fault; a GEOS failure is not.
+                let status: RouteStatus
+                if case .projection = error { status = .waypointError } else { status = .internalError }
+                return .failed(RouteResult(status: status, message: "waypoint \(i) (\(w.coordinate.latitude),"
+                                               + "\(w.coordinate.longitude)): \(error)", waypointIndex: i))
+            }
+            guard let p = placedOne else {
                 return .failed(RouteResult(status: .waypointError,
                                            message: "waypoint \(i) (\(w.coordinate.latitude),\(w.coordinate.longitude)) "
                                                + "has no road within \(Int(waypointRadius)) m", waypointIndex: i))
@@ -150,8 +160,8 @@ public final class Router: Sendable {
         if storageError != nil { return nil }
         guard let snapper = try? takeSnapper() else { return nil }
         defer { snappers.withLock { $0.append(snapper) } }
-        guard let pa = place(a, snapper: snapper.snapper, isOrigin: true),
-              let pb = place(b, snapper: snapper.snapper, isOrigin: false) else { return nil }
+        guard let pa = try? place(a, snapper: snapper.snapper, isOrigin: true),
+              let pb = try? place(b, snapper: snapper.snapper, isOrigin: false) else { return nil }
         let space = takeSpace()
         defer { spaces.withLock { $0.append(space) } }
         return search(profile(options), from: pa, to: pb, space: space)?.cost
@@ -249,11 +259,11 @@ public final class Router: Sendable {
     /// of the road) are preferred; roads on tiny islands are used only when nothing else is near.
     /// A via waypoint (`continuesAfter` and not the origin) must be both reachable and left again.
     func place(_ w: Waypoint, snapper: Snapper, isOrigin: Bool, isDestination: Bool? = nil,
-               continuesAfter: Bool = false) -> PlacedWaypoint?
+               continuesAfter: Bool = false) throws(RoadSnapError) -> PlacedWaypoint?
     {
-        var cands = snapper.candidates(near: w.coordinate, radius: min(waypointRadius, network.index.cacheRadius))
+        var cands = try snapper.candidates(near: w.coordinate, radius: min(waypointRadius, network.index.cacheRadius))
         if cands.isEmpty, waypointRadius > network.index.cacheRadius {
-            cands = snapper.candidates(near: w.coordinate, radius: waypointRadius, method: .strtree)
+            cands = try snapper.candidates(near: w.coordinate, radius: waypointRadius, method: .strtree)
         }
         guard !cands.isEmpty else { return nil }
         let arrives = isDestination ?? !isOrigin, leaves = isOrigin || continuesAfter
@@ -264,7 +274,7 @@ public final class Router: Sendable {
         var mainland = cands.filter { connected($0.edge) }
         if mainland.isEmpty, waypointRadius > network.index.cacheRadius {
             // Only a cut-off fragment nearby: look farther for a road of the main network (as OSRM does).
-            mainland = snapper.candidates(near: w.coordinate, radius: waypointRadius, method: .strtree)
+            mainland = try snapper.candidates(near: w.coordinate, radius: waypointRadius, method: .strtree)
                 .filter { connected($0.edge) }
         }
         let pool = mainland.isEmpty ? cands : mainland

@@ -3,10 +3,10 @@ import RoadSnapCore
 extension NavigationEventJSON {
     /// `{"event":"didOfferFasterRoute", ...}`: both traffic ETAs to the final destination (current route and
     /// offered route), the saving in seconds and percent, and the offered route's distance and free-flow duration.
-    public static func rerouteOffer(_ o: RerouteOffer) -> [String: Any] {
-        func r1(_ v: Double) -> Double { v.isFinite ? (v * 10).rounded() / 10 : -1 }
+    public static func rerouteOffer(_ o: RerouteOffer) -> JSONValue {
+        func r1(_ v: Double) -> JSONValue { .number(v.isFinite ? (v * 10).rounded() / 10 : -1) }
         return ["event": "didOfferFasterRoute", "current_eta_s": r1(o.currentETA), "offered_eta_s": r1(o.offeredETA),
                 "saving_s": r1(o.savingSeconds), "saving_percent": r1(o.savingPercent),
-                "distance_m": r1(o.route.distance), "duration_s": r1(o.route.duration), "time": o.time]
+                "distance_m": r1(o.route.distance), "duration_s": r1(o.route.duration), "time": .number(o.time)]
     }
 }

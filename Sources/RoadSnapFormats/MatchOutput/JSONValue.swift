@@ -1,9 +1,13 @@
-/// A JSON document tree for the outputs (one object per GPS fix), written as compact text with sorted keys.
+import RoadSnapCore
+
+/// The one JSON document tree of RoadSnap's outputs (match results, routes, the navigation event stream), written
+/// as compact text with sorted keys by `text()` / `write(into:)`, the one JSON writer.
 /// `text()` serializes it directly: Foundation's `JSONEncoder` produces the same bytes (the tests compare against it,
 /// keeping Foundation in the test target only) but takes 10–15 µs per fix object on Linux, 20–30 times the matching
 /// itself, and `JSONSerialization` on `[String: Any]` about 90 µs.
-enum JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+public enum JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral,
+    Hashable, Sendable
 {
     case null
     case bool(Bool)
@@ -13,22 +17,61 @@ enum JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(stringLiteral value: String) { self = .string(value) }
-    init(integerLiteral value: Int) { self = .int(Int64(value)) }
-    init(floatLiteral value: Double) { self = .double(value) }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
-    init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    init(dictionaryLiteral elements: (String, JSONValue)...) {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(Int64(value)) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
-    init(nilLiteral: ()) { self = .null }
+    public init(nilLiteral: ()) { self = .null }
 
-    static func number(_ v: Int) -> JSONValue { .int(Int64(v)) }
+    public static func number(_ v: Int) -> JSONValue { .int(Int64(v)) }
     /// A number, or null when it is not finite (JSON has no NaN).
-    static func number(_ v: Double) -> JSONValue { v.isFinite ? .double(v) : .null }
+    public static func number(_ v: Double) -> JSONValue { v.isFinite ? .double(v) : .null }
+    /// `[latitude, longitude]`.
+    static func latLon(_ c: GeoCoordinate) -> JSONValue { [.number(c.latitude), .number(c.longitude)] }
+    /// `[longitude, latitude]` (GeoJSON's order).
+    static func lonLat(_ c: GeoCoordinate) -> JSONValue { [.number(c.longitude), .number(c.latitude)] }
+
+    /// An object's member (nil for a missing key or when this is not an object); setting adds, replaces or (nil)
+    /// removes it on an object and does nothing on other values.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            if case let .object(o) = self { return o[key] }
+            return nil
+        }
+        set {
+            guard case var .object(o) = self else { return }
+            o[key] = newValue
+            self = .object(o)
+        }
+    }
+
+    /// The number (an integer as a Double), or nil.
+    public var double: Double? {
+        switch self {
+        case let .double(d): return d
+        case let .int(i): return Double(i)
+        default: return nil
+        }
+    }
+    /// The string, or nil.
+    public var string: String? { if case let .string(s) = self { return s } else { return nil } }
+    /// The elements of an array, or nil.
+    public var array: [JSONValue]? { if case let .array(a) = self { return a } else { return nil } }
+
+    /// The document as compact JSON text with sorted keys and no final newline.
+    public func compactText() -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
+        write(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// The document as compact JSON text with sorted keys and a final newline.
-    func text() -> String {
+    public func text() -> String {
         var out: [UInt8] = []
         out.reserveCapacity(4096)
         write(into: &out)

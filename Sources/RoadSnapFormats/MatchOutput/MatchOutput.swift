@@ -50,7 +50,8 @@ public enum MatchOutput {
     /// then one Point per input fix (`fix_index`, `time`, `matched`, `edge_id`, `distance_m`, `offset_m`). Fix
     /// numbers (`fix_index`, `first_fix`, `last_fix`) are input rows (`Track.rows`), skipped rows leaving gaps.
     /// The sub-match features go through the JSON tree; the per-fix Points, the bulk of the file, are written
-    /// directly with their keys in sorted order: the same bytes as `geojsonDocument(...).text()` (tested).
+    /// directly with their keys in sorted order (the one path: tested against Foundation reading and rewriting it,
+    /// and field by field against the result).
     public static func geojson(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(256 * (track.fixes.count + 4))
@@ -104,36 +105,6 @@ public enum MatchOutput {
             "matched_fixes": .number(sub.matchedFixCount),
         ]
         return ["type": "Feature", "properties": props, "geometry": line(sub.geometry)]
-    }
-
-    /// The GeoJSON output as a JSON tree: the reference `geojson` is tested against.
-    static func geojsonDocument(_ result: MatchResult, track: Track, network: RoadNetwork) -> JSONValue {
-        var features: [JSONValue] = []
-        features.reserveCapacity(result.subMatches.count + track.fixes.count)
-        for (k, sub) in result.subMatches.enumerated() {
-            features.append(subMatchFeature(k, sub, result: result, track: track, network: network))
-        }
-        for (i, fix) in track.fixes.enumerated() {
-            let m = i < result.fixes.count ? result.fixes[i] : nil
-            var props: [String: JSONValue] = [
-                "fix_index": .number(inputRow(track, i)), "matched": .bool(m != nil),
-                "time": fix.time.map { .string(isoTime($0)) } ?? .null,
-                "edge_id": .null, "distance_m": .null, "offset_m": .null,
-            ]
-            var point = fix.coordinate
-            if let m {
-                props["edge_id"] = id(network.edges[m.edge].sourceID)
-                props["distance_m"] = .number(rounded(m.distance, places: 3))
-                props["offset_m"] = .number(rounded(m.offset, places: 3))
-                props["forward"] = .bool(m.forward)
-                props["sub_match"] = .number(m.subMatch)
-                props["raw_position"] = position(fix.coordinate)
-                point = m.coordinate
-            }
-            features.append(["type": "Feature", "properties": .object(props),
-                             "geometry": ["type": "Point", "coordinates": position(point)]])
-        }
-        return JSONValue.object(["type": "FeatureCollection", "features": .array(features)])
     }
 
     /// A source id as JSON: a number when it is one.

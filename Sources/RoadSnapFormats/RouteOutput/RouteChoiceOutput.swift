@@ -19,40 +19,42 @@ extension RouteOutput {
 
     /// The main route's object with `traffic_duration_s`, `cost_ms` and `alternatives`: each a route object
     /// (`distance_m`, `duration_s`, `legs`, …) with `traffic_duration_s`, `cost_ms`, `overlap` and `stretch`.
-    public static func jsonObject(_ choice: RouteChoice, network: RoadNetwork? = nil) -> [String: Any] {
+    public static func jsonObject(_ choice: RouteChoice, network: RoadNetwork? = nil) -> JSONValue {
         var o = jsonObject(choice.result, network: network)
         guard let main = choice.options.first else { return o }
-        o["traffic_duration_s"] = rounded(main.trafficDuration, places: 1)
-        o["cost_ms"] = Int(main.cost)
-        o["alternatives"] = choice.options.dropFirst().map { a -> [String: Any] in
+        o["traffic_duration_s"] = .number(rounded(main.trafficDuration, places: 1))
+        o["cost_ms"] = .number(Int(main.cost))
+        o["alternatives"] = .array(choice.options.dropFirst().map { a -> JSONValue in
             var x = jsonObject(RouteResult(status: .ok, route: a.route), network: network)
-            x["traffic_duration_s"] = rounded(a.trafficDuration, places: 1)
-            x["cost_ms"] = Int(a.cost)
-            x["overlap"] = (a.overlap * 1000).rounded() / 1000
-            x["stretch"] = (a.stretch * 1000).rounded() / 1000
+            x["traffic_duration_s"] = .number(rounded(a.trafficDuration, places: 1))
+            x["cost_ms"] = .number(Int(a.cost))
+            x["overlap"] = .number((a.overlap * 1000).rounded() / 1000)
+            x["stretch"] = .number((a.stretch * 1000).rounded() / 1000)
             return x
-        }
+        })
         return o
     }
 
     /// The main route's features, then one LineString per alternative leg with `alternative` (1, 2, …),
     /// `overlap`, `stretch` and `traffic_duration_s` in its properties.
-    public static func geoJSONObject(_ choice: RouteChoice, network: RoadNetwork? = nil) -> [String: Any] {
+    public static func geoJSONObject(_ choice: RouteChoice, network: RoadNetwork? = nil) -> JSONValue {
         var o = geoJSONObject(choice.result, network: network)
-        var features = o["features"] as? [[String: Any]] ?? []
+        var features = o["features"]?.array ?? []
         for (k, a) in choice.options.dropFirst().enumerated() {
             for (i, leg) in a.route.legs.enumerated() {
                 features.append([
                     "type": "Feature",
-                    "geometry": ["type": "LineString", "coordinates": leg.geometry.map(lonLat)],
-                    "properties": ["alternative": k + 1, "leg": i, "distance_m": rounded(leg.distance, places: 1),
-                                   "duration_s": rounded(leg.duration, places: 1), "traffic_duration_s": rounded(a.trafficDuration, places: 1),
-                                   "overlap": (a.overlap * 1000).rounded() / 1000,
-                                   "stretch": (a.stretch * 1000).rounded() / 1000] as [String: Any],
+                    "geometry": ["type": "LineString", "coordinates": .array(leg.geometry.map(JSONValue.lonLat))],
+                    "properties": ["alternative": .number(k + 1), "leg": .number(i),
+                                   "distance_m": .number(rounded(leg.distance, places: 1)),
+                                   "duration_s": .number(rounded(leg.duration, places: 1)),
+                                   "traffic_duration_s": .number(rounded(a.trafficDuration, places: 1)),
+                                   "overlap": .number((a.overlap * 1000).rounded() / 1000),
+                                   "stretch": .number((a.stretch * 1000).rounded() / 1000)],
                 ])
             }
         }
-        o["features"] = features
+        o["features"] = .array(features)
         return o
     }
 
