@@ -423,8 +423,8 @@ struct NavigationState {
 
     /// The delay category over the rest of the current leg, when a traffic feed is set.
     private mutating func updateDelay(time: Double, _ events: inout [NavigationEvent]) {
-        guard let t = guidance.tracker else { return }
-        guard let feed = environment.trafficFeed else {
+        guard guidance.tracker != nil else { return }
+        guard let feed = environment.trafficFeed, let t = guidance.tracker else {
             // The initial state once: no data.
             if !environment.delayReported {
                 environment.delayReported = true
@@ -462,9 +462,9 @@ struct NavigationState {
         guard guidance.route != nil, let step = guidance.tracker?.currentStepIndex else { return }
         let changed = force || guidance.routeChangedPending || step != guidance.lastStepIndex
         if changed { guidance.stepReporter.reset() }
-        let toStep = distanceToCurrentStep(step)
+        let toStep = distanceToStep(step)
         guard guidance.stepReporter.shouldReport(toStep, threshold: guidance.distanceUpdateThreshold) || changed,
-              var info = currentNavInfo()
+              var info = currentNavInfo(step: step)
         else { return }
         info.routeChanged = guidance.routeChangedPending
         guidance.routeChangedPending = false
@@ -473,46 +473,50 @@ struct NavigationState {
     }
 
     /// Metres from the position to step `k` of the current leg (0 without steps).
-    private func distanceToCurrentStep(_ k: Int) -> Double {
-        guard let steps = guidance.tracker?.leg.steps, k < steps.count else { return 0 }
-        return max(0, steps[k].distanceFromLegStart - (guidance.tracker?.position?.distanceAlong ?? 0))
+    private func distanceToStep(_ k: Int) -> Double {
+        guard let count = guidance.tracker?.leg.steps.count, k >= 0, k < count,
+              let start = guidance.tracker?.leg.steps[k].distanceFromLegStart
+        else { return 0 }
+        return max(0, start - (guidance.tracker?.position?.distanceAlong ?? 0))
     }
 
-    /// The turn-by-turn state now (nil without a route).
-    mutating func currentNavInfo() -> NavInfo? {
-        guard let route = guidance.route, let t = guidance.tracker else { return nil }
+    /// The turn-by-turn state now (nil without a route); `step` is the current step's index when the caller has it.
+    /// Reads the tracker in place (no copy of the leg per fix); the remaining steps are shared per step.
+    mutating func currentNavInfo(step known: Int? = nil) -> NavInfo? {
+        guard let legCount = guidance.route?.legs.count, let remaining = guidance.tracker?.remainingDistance
+        else { return nil }
         let legIndex = guidance.legIndex
-        let leg = t.leg
-        let along = t.position?.distanceAlong ?? 0
-        let timeAlong = t.position?.timeAlong ?? 0
+        let along = guidance.tracker?.position?.distanceAlong ?? 0
+        let timeAlong = guidance.tracker?.position?.timeAlong ?? 0
         var laterDistance = 0.0, laterTime = 0.0
-        for i in (legIndex + 1)..<max(legIndex + 1, route.legs.count) {
-            laterDistance += route.legs[i].distance
-            laterTime += route.legs[i].duration
+        for i in (legIndex + 1)..<max(legIndex + 1, legCount) {
+            laterDistance += guidance.route?.legs[i].distance ?? 0
+            laterTime += guidance.route?.legs[i].duration ?? 0
         }
         let remainingTime = self.remainingTime()
         var laterTrafficTime = laterTime
         if environment.trafficFeed != nil {
             laterTrafficTime = 0
-            for i in (legIndex + 1)..<max(legIndex + 1, route.legs.count) {
+            for i in (legIndex + 1)..<max(legIndex + 1, legCount) {
                 laterTrafficTime += trafficCumulativeTimes(leg: i).last ?? 0
             }
         }
-        var info = NavInfo(navState: guidance.navState, distanceToNextDestinationMeters: t.remainingDistance,
+        var info = NavInfo(navState: guidance.navState, distanceToNextDestinationMeters: remaining,
                            timeToNextDestinationSeconds: remainingTime,
-                           distanceToFinalDestinationMeters: t.remainingDistance + laterDistance,
+                           distanceToFinalDestinationMeters: remaining + laterDistance,
                            timeToFinalDestinationSeconds: remainingTime + laterTrafficTime)
         info.speedLimitKmh = currentSpeedLimitKmh()
-        guard !leg.steps.isEmpty else { return info }
-        let k = t.currentStepIndex
-        let step = leg.steps[k]
+        guard let stepCount = guidance.tracker?.leg.steps.count, stepCount > 0,
+              let k = known ?? guidance.tracker?.currentStepIndex, k < stepCount,
+              let step = guidance.tracker?.leg.steps[k]
+        else { return info }
         if guidance.navState == .enroute { info.currentStep = step }
         if let cached = guidance.remainingSteps, cached.step == k {
             info.remainingSteps = cached.steps
-        } else {
-            let steps = Array(leg.steps[(k + 1)...])
-            guidance.remainingSteps = (k, steps)
-            info.remainingSteps = steps
+        } else if let steps = guidance.tracker?.leg.steps[(k + 1)...] {
+            let array = Array(steps)
+            guidance.remainingSteps = (k, array)
+            info.remainingSteps = array
         }
         info.distanceToCurrentStepMeters = max(0, step.distanceFromLegStart - along)
         info.timeToCurrentStepSeconds = max(0, step.timeFromLegStart - timeAlong)
