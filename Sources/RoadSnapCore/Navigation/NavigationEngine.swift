@@ -737,34 +737,31 @@ final class NavigationEngine: Sendable {
         }
     }
 
+    /// Calls the listeners for each event, in order. Each event's payload is read once (not once per listener) and
+    /// the façades are loaded once per delivery.
     private static func dispatch(_ events: [NavigationEvent], _ l: ListenerRegistry) {
-        for event in events {
-            switch event {
+        let navigator = l.navigatorFacade, provider = l.providerFacade
+        func each(_ body: (NavigatorListener, Navigator) -> Void) {
+            guard let navigator else { return }
+            for k in l.navigator.indices { if let x = l.navigator[k].value { body(x, navigator) } }
+        }
+        for i in events.indices {
+            switch events[i] {
             case let .location(location):
-                if let p = l.providerFacade {
-                    for w in l.provider { w.value?.locationProvider(p, didUpdate: location) }
-                }
-            case let .status(callback, status):
-                callback(status)
-            default:
-                guard let n = l.navigatorFacade else { continue }
-                for w in l.navigator {
-                    guard let x = w.value else { continue }
-                    switch event {
-                    case let .arrived(w): x.navigator(n, didArriveAt: w)
-                    case .routeChanged: x.navigatorDidChangeRoute(n)
-                    case let .remainingTime(t): x.navigator(n, didUpdateRemainingTime: t)
-                    case let .remainingDistance(d): x.navigator(n, didUpdateRemainingDistance: d)
-                    case let .delay(c): x.navigator(n, didUpdate: c)
-                    case let .lighting(m): x.navigator(n, didChangeSuggestedLightingMode: m)
-                    case let .speeding(p): x.navigator(n, didUpdateSpeedingPercentage: p)
-                    case let .severity(s, p): x.navigator(n, didUpdate: s, speedingPercentage: p)
-                    case let .navInfo(info): x.navigator(n, didUpdate: info)
-                    case let .announcement(a): x.navigator(n, didAnnounce: a)
-                    case let .rerouteOffer(offer): x.navigator(n, didOffer: offer)
-                    case .location, .status: break
-                    }
-                }
+                guard let provider else { continue }
+                for k in l.provider.indices { l.provider[k].value?.locationProvider(provider, didUpdate: location) }
+            case let .status(callback, status): callback(status)
+            case let .arrived(w): each { $0.navigator($1, didArriveAt: w) }
+            case .routeChanged: each { $0.navigatorDidChangeRoute($1) }
+            case let .remainingTime(t): each { $0.navigator($1, didUpdateRemainingTime: t) }
+            case let .remainingDistance(d): each { $0.navigator($1, didUpdateRemainingDistance: d) }
+            case let .delay(c): each { $0.navigator($1, didUpdate: c) }
+            case let .lighting(m): each { $0.navigator($1, didChangeSuggestedLightingMode: m) }
+            case let .speeding(p): each { $0.navigator($1, didUpdateSpeedingPercentage: p) }
+            case let .severity(s, p): each { $0.navigator($1, didUpdate: s, speedingPercentage: p) }
+            case let .navInfo(info): each { $0.navigator($1, didUpdate: info) }
+            case let .announcement(a): each { $0.navigator($1, didAnnounce: a) }
+            case let .rerouteOffer(offer): each { $0.navigator($1, didOffer: offer) }
             }
         }
     }
