@@ -126,8 +126,9 @@ enum NavigationBenchmark {
         print("provider path vs plain snap: \(fmt(sync.median / base.median, 2, width: 0))x the cost per fix")
     }
 
-    /// `profile=PART:N` (PART snap, stream or guidance): N batches of the timed body of that row, untimed, inside a
-    /// function of its own so that `valgrind --tool=callgrind --toggle-collect='*profilePart*'` counts only it.
+    /// `profile=PART:N` (PART snap, stream or guidance): one warm-up batch then N batches of the timed body of that
+    /// row, untimed, inside a function of its own so that `valgrind --tool=callgrind --toggle-collect='*profilePart*'`
+    /// counts only it (every call, the warm-up included: divide by the fixes printed).
     static func runProfile(_ spec: String, network: RoadNetwork, router: Router, drive: [Fix],
                            _ nextBatch: () -> [Fix]) throws
     {
@@ -143,18 +144,18 @@ enum NavigationBenchmark {
         session.navigator.add(counter)
         session.roadSnappedLocationProvider.startUpdatingLocation()
         let destination = Waypoint(coordinate: drive[drive.count - 1].coordinate)
-        // One warm-up batch (routing preparation, first-use decoding), then the counted ones.
+        // One warm-up batch (routing preparation, first-use decoding), then the others.
         var fixes = 0
-        for b in 0...batches {
+        for _ in 0...batches {
             let batch = nextBatch()
-            if b > 0 { fixes += batch.count }
+            fixes += batch.count
             switch part {
             case "snap": profilePartSnap(snapper, batch)
             case "stream": profilePartStream(matcher, batch)
             default: profilePartGuidance(session, destination: destination, drive: drive.count, batch)
             }
         }
-        print("profile \(part): \(fixes) fixes counted after one warm-up batch; \(counter.navigatorEvents) guidance events")
+        print("profile \(part): \(fixes) fixes through the profiled function; \(counter.navigatorEvents) guidance events")
     }
 
     @inline(never) static func profilePartSnap(_ snapper: Snapper, _ batch: [Fix]) {
