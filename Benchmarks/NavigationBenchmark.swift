@@ -44,6 +44,10 @@ enum NavigationBenchmark {
             try runSoak(fixes: soak, router: router, drive: drive, span: span)
             return
         }
+        if let spec = args.first(where: { $0.hasPrefix("profile=") }) {
+            try runProfile(String(spec.dropFirst(8)), network: network, router: router, drive: drive, nextBatch)
+            return
+        }
         print("map: Samples/bellevue-issue147.osm.gz  \(network.edges.count) edges; drive: \(drive.count) fixes at 1 Hz")
         print("one thread, release build; ns/fix: median and p99 over timed iterations (\(n) fixes each)")
         print("path                                              fixes/s   median ns   p99 ns")
@@ -120,6 +124,61 @@ enum NavigationBenchmark {
         row("per-fix latency, provider inline", Stats(latencies))
         print("listener calls: \(counter.locations) locations (\(fmt(100 * Double(counter.onRoad) / Double(max(1, counter.locations)), 1, width: 0))% on road), \(counter3.navigatorEvents) guidance events")
         print("provider path vs plain snap: \(fmt(sync.median / base.median, 2, width: 0))x the cost per fix")
+    }
+
+    /// `profile=PART:N` (PART snap, stream or guidance): one warm-up batch then N batches of the timed body of that
+    /// row, untimed, inside a function of its own so that `valgrind --tool=callgrind --toggle-collect='*profilePart*'`
+    /// counts only it (every call, the warm-up included: divide by the fixes printed).
+    static func runProfile(_ spec: String, network: RoadNetwork, router: Router, drive: [Fix],
+                           _ nextBatch: () -> [Fix]) throws
+    {
+        let parts = spec.split(separator: ":")
+        let part = parts.first.map(String.init) ?? "guidance"
+        let batches = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
+        let snapper = try Snapper(network: network)
+        let matcher = try StreamMatcher(network: network, maxLag: 0)
+        let clock = VirtualClock(start: drive.first?.time ?? 0)
+        let session = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
+        let counter = CountingListener()
+        session.roadSnappedLocationProvider.add(counter)
+        session.navigator.add(counter)
+        session.roadSnappedLocationProvider.startUpdatingLocation()
+        let destination = Waypoint(coordinate: drive[drive.count - 1].coordinate)
+        // One warm-up batch (routing preparation, first-use decoding), then the others.
+        var fixes = 0
+        for _ in 0...batches {
+            let batch = nextBatch()
+            fixes += batch.count
+            switch part {
+            case "snap": profilePartSnap(snapper, batch)
+            case "stream": profilePartStream(matcher, batch)
+            default: profilePartGuidance(session, destination: destination, drive: drive.count, batch)
+            }
+        }
+        print("profile \(part): \(fixes) fixes through the profiled function; \(counter.navigatorEvents) guidance events")
+    }
+
+    @inline(never) static func profilePartSnap(_ snapper: Snapper, _ batch: [Fix]) {
+        for f in batch { _ = snapper.snap(f) }
+    }
+
+    @inline(never) static func profilePartStream(_ matcher: StreamMatcher, _ batch: [Fix]) {
+        for f in batch { try? matcher.push(f); _ = matcher.result(lag: 0) }
+    }
+
+    @inline(never) static func profilePartGuidance(_ session: NavigationSession, destination: Waypoint, drive: Int,
+                                                   _ batch: [Fix])
+    {
+        let provider = session.roadSnappedLocationProvider
+        for (i, f) in batch.enumerated() {
+            provider.updateLocation(with: f)
+            if i % drive == 0 {
+                let done = DispatchSemaphore(value: 0)
+                session.navigator.setDestinations([destination]) { _ in done.signal() }
+                done.wait()
+                session.navigator.isGuidanceActive = true
+            }
+        }
     }
 
     /// `soak=N`: N fixes (the drive replayed with shifting times) through the provider under guidance to the drive's

@@ -70,14 +70,45 @@ public final class StreamMatcher {
     /// or the fixes pushed since the last reset.
     public func result(lag: Int = 0) -> StreamMatch? {
         guard let f = stream.result(lag: lag), f.arc >= 0 else { return nil }
-        let g = frame.inverse(f.point)
         let edge = f.arc >> 1, forward = f.arc & 1 == 0
+        let range = network.edges[edge].shapeRange
         let edgeOffset = forward ? f.offset : max(0, network.edges[edge].length - f.offset)
-        let along = network.bearing(onEdge: edge, offset: edgeOffset)
+        let (coordinate, along) = pointOnEdge(range, offset: edgeOffset) ?? {
+            let g = frame.inverse(f.point)
+            return (GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude),
+                    network.bearing(onEdge: edge, offset: edgeOffset))
+        }()
         let bearing = forward ? along : (along + 180).truncatingRemainder(dividingBy: 360)
         return StreamMatch(arc: f.arc, offset: f.offset, edgeOffset: edgeOffset, bearing: bearing, point: f.point,
-                           coordinate: GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude),
-                           distance: f.distance, held: f.held)
+                           coordinate: coordinate, distance: f.distance, held: f.held)
+    }
+
+    /// The coordinate and the road's bearing `offset` metres from the start of the edge geometry at `range` of the
+    /// network's shape: one walk along the edge's local points, the coordinate interpolated between the two shape
+    /// vertices around it (the same fraction as in the local frame; a segment is straight in both to well under a
+    /// millimetre on a city map), instead of a PROJ inverse per answer. Nil for a degenerate edge.
+    private func pointOnEdge(_ range: Range<Int>, offset: Double) -> (GeoCoordinate, Double)? {
+        guard range.count >= 2 else { return nil }
+        let local = network.localShape
+        var k = range.lowerBound, remaining = max(0, offset), t = 1.0
+        var found = false
+        while k + 1 < range.upperBound {
+            let a = local[k], b = local[k + 1]
+            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if remaining <= len, len > 0 {
+                t = remaining / len
+                found = true
+                break
+            }
+            remaining -= len
+            k += 1
+        }
+        if !found { k = range.upperBound - 2 }
+        let a = local[k], b = local[k + 1]
+        let ga = network.shape[k], gb = network.shape[k + 1]
+        let c = GeoCoordinate(uncheckedLatitude: ga.latitude + t * (gb.latitude - ga.latitude),
+                              longitude: ga.longitude + t * (gb.longitude - ga.longitude))
+        return (c, localBearing(from: a, to: b))
     }
 
     /// Favours these arcs (the route being followed) from the next fix; empty clears.

@@ -50,62 +50,88 @@ enum SimulationMode {
     case path(SimulationPath, distance: Double, followsRoute: Bool)
 }
 
-/// The state behind a navigation session: provider, navigator and simulator share one lock so that each raw fix
-/// is processed whole, in order; events are collected under the lock and delivered after it.
-final class NavigationEngine: @unchecked Sendable {
-    let network: RoadNetwork
-    let router: Router
-    let clock: NavigationClock
-    let listenerQueue: DispatchQueue?
-    private let lock = Mutex(())
-    /// Routes off the caller's thread; its thread ends with the engine (not Dispatch's pool, which outlives it).
-    let routingQueue = SerialWorker()
-
-    weak var navigatorFacade: Navigator?
-    weak var providerFacade: RoadSnappedLocationProvider?
-
-    // Session and provider.
+/// The raw feed: what the provider keeps between fixes.
+struct FeedState {
     var isStarted = true
     var isUpdatingLocation = false
     var allowsBackgroundLocationUpdates = false
-    var providerListeners: [WeakLocationListener] = []
-    /// The matching engine's streaming mode: every matched location comes from it (arc, offset, point, held fix).
-    let matcher: StreamMatcher
-    let matchOptions: NavigationMatchOptions
     var lastLocation: RoadSnappedLocation?
     var lastRawFix: Fix?
-    private var lastRawPoint: LocalPoint?
+    var lastRawPoint: LocalPoint?
     /// The raw fixes of the lag window (ring of lag + 1, indexed by push count) and their local points.
-    private var windowFixes: [Fix]
-    private var windowPoints: [LocalPoint]
+    var windowFixes: [Fix]
+    var windowPoints: [LocalPoint]
     /// Fixes pushed since the matcher's last reset.
-    private var pushed = 0
+    var pushed = 0
     /// A reroute happened: the matcher restarts (after answering its held fixes) at the next fix.
-    private var matchResetPending = false
+    var matchResetPending = false
 
-    // Navigator.
-    var navigatorListeners: [WeakNavigatorListener] = []
-    var guidance = GuidanceOptions()
+    init(window: Int) {
+        windowFixes = [Fix](repeating: Fix(coordinate: GeoCoordinate(uncheckedLatitude: 0, longitude: 0)), count: window)
+        windowPoints = [LocalPoint](repeating: LocalPoint(x: 0, y: 0), count: window)
+    }
+}
+
+/// The navigator: route, leg progress, arrival, off-route and rerouting, what was reported.
+struct GuidanceState {
+    var options = GuidanceOptions()
     var route: Route?
     var legIndex = 0
     var tracker: LegTracker?
     var routingOptions = RoutingOptions()
-    var isGuidanceActive = false
-    var stopGuidanceAtArrival = true
+    var isActive = false
+    var stopAtArrival = true
     var arrivedAtCurrentLeg = false
     var navState: NavState = .stopped
     var timeUpdateThreshold = 1.0
     var distanceUpdateThreshold = 1.0
-    private var timeReporter = ThresholdReporter()
-    private var distanceReporter = ThresholdReporter()
-    private var stepReporter = ThresholdReporter()
-    private var lastStepIndex = -1
-    private var routeChangedPending = false
-    var speedAlert = SpeedAlertEvaluator()
-    private var lastSpeeding: Double?
-    var speedAlertSeverity: SpeedAlertSeverity = .unknown
-    var severityHysteresis = SeverityHysteresis()
-    var suggestedLightingMode: LightingMode = .normal
+    var timeReporter = ThresholdReporter()
+    var distanceReporter = ThresholdReporter()
+    var stepReporter = ThresholdReporter()
+    var lastStepIndex = -1
+    var routeChangedPending = false
+    /// The steps after the current one, built once per step (nav info shares the array instead of copying it).
+    var remainingSteps: (step: Int, steps: [RouteStep])?
+    var traveledPath: [GeoCoordinate] = []
+    var offRouteCount = 0
+    var wrongCourseCount = 0
+    /// When the next reroute is tried after one that found no route.
+    var rerouteRetryAt: Double?
+    /// Bumped by each destination request and chosen route: an older pending request then ends canceled.
+    var requestGeneration = 0
+    /// Why the last route request failed (empty when it succeeded).
+    var lastRouteMessage = ""
+    var announcer = AnnouncementPlanner()
+    /// Faster routes under traffic (RouteChoiceGuidance.swift).
+    var offerOptions = RerouteOfferOptions.standard
+    var offers = RerouteOfferState()
+}
+
+/// Speed alerts: the evaluator, its hysteresis and what was last reported.
+struct AlertState {
+    var evaluator = SpeedAlertEvaluator()
+    var lastSpeeding: Double?
+    var severity: SpeedAlertSeverity = .unknown
+    var hysteresis = SeverityHysteresis()
+    /// The speed limits and class of the last location's edge (read from the network once per edge, not per fix).
+    var road: (edge: Int, forwardKmh: Double?, backwardKmh: Double?, roadClass: RoadClass)?
+
+    /// The limits and class of `edge`, cached while the location stays on it.
+    mutating func roadValues(_ edge: Int, network: RoadNetwork)
+        -> (edge: Int, forwardKmh: Double?, backwardKmh: Double?, roadClass: RoadClass)
+    {
+        if let road, road.edge == edge { return road }
+        let a = network.edges[edge].attributes
+        let r = (edge: edge, forwardKmh: a.maxspeedForward, backwardKmh: a.maxspeedBackward ?? a.maxspeedForward,
+                 roadClass: a.roadClass)
+        road = r
+        return r
+    }
+}
+
+/// The world around the car: lighting from the sun, traffic and the delay category.
+struct EnvironmentState {
+    var lightingMode: LightingMode = .normal
     var lightingComputedAt: Double?
     /// Whether the lighting mode and the delay category were reported once (the initial state).
     var lightingReported = false
@@ -113,127 +139,81 @@ final class NavigationEngine: @unchecked Sendable {
     var trafficFeed: TrafficFeed? { didSet { delayComputedAt = nil; trafficTimes.removeAll() } }
     /// Seconds from each leg's start to each segment's start at the traffic feed's speeds, per leg index.
     var trafficTimes: [Int: [Double]] = [:]
-    var announcer = AnnouncementPlanner()
-    /// Why the last route request failed (empty when it succeeded).
-    var lastRouteMessage = ""
     let delayClassifier = DelayClassifier()
     var delayCategory: DelayCategory = .noData
-    private var delayComputedAt: (segment: Int, time: Double)?
-    var traveledPath: [GeoCoordinate] = []
-    private var offRouteCount = 0
-    private var wrongCourseCount = 0
-    private var rerouteRetryAt: Double?
-    var requestGeneration = 0
-    // Faster routes under traffic (RouteChoiceGuidance.swift).
-    var offerOptions = RerouteOfferOptions.standard
-    var offers = RerouteOfferState()
+    var delayComputedAt: (segment: Int, time: Double)?
+}
 
-    // Simulator.
-    var simulation: SimulationMode = .idle
-    var simulationPaused = false
+/// The location simulator.
+struct SimulationState {
+    var mode: SimulationMode = .idle
+    var isPaused = false
     var speedMultiplier = 1.0
     var isJitterEnabled = false
     var jitterSigma = 4.0
-    var simulationInterval = 1.0
-    private var jitterRandom = SplitMix64(seed: 0x5EED)
-    private var simulationTimer: ClockTimer?
+    var interval = 1.0
+    var random = SplitMix64(seed: 0x5EED)
+}
 
-    init(network: RoadNetwork, router: Router, clock: NavigationClock, listenerQueue: DispatchQueue?,
-         matchOptions: NavigationMatchOptions) throws(RoadSnapError)
+/// Who is told: the listener lists (weak references) and the façades passed to them. Listeners are class-bound
+/// protocols the caller implements; they are only called outside every lock, on the session's listener queue (or
+/// the feeding thread), as documented on `NavigationSession`.
+struct ListenerRegistry: @unchecked Sendable {
+    var navigator: [WeakNavigatorListener] = []
+    var provider: [WeakLocationListener] = []
+    weak var navigatorFacade: Navigator?
+    weak var providerFacade: RoadSnappedLocationProvider?
+}
+
+/// Everything a raw fix reads and writes, under one lock (`NavigationEngine.state`) so that each fix is processed
+/// whole and in order, split by concern. The network's local frame is the projection service (one projection per
+/// raw fix); the matcher is the engine's streaming mode. Events are appended to the caller's list and delivered by
+/// the engine after the lock is released.
+struct NavigationState {
+    let network: RoadNetwork
+    let router: Router
+    let clock: NavigationClock
+    /// The network's local frame (the matcher's own; PROJ objects are not thread-safe: used under this lock only).
+    let frame: LocalFrame
+    let matcher: StreamMatcher
+    let matchOptions: NavigationMatchOptions
+    var feed: FeedState
+    var guidance = GuidanceState()
+    var alerts = AlertState()
+    var environment = EnvironmentState()
+    var simulation = SimulationState()
+    /// An emptied event list kept for the next fix (no allocation per fix with synchronous delivery).
+    var spareEvents: [NavigationEvent] = []
+
+    init(network: RoadNetwork, router: Router, clock: NavigationClock, matchOptions: NavigationMatchOptions)
+        throws(RoadSnapError)
     {
         self.network = network
         self.router = router
         self.clock = clock
-        self.listenerQueue = listenerQueue
         matcher = try StreamMatcher(network: network, parameters: matchOptions.parameters, maxLag: matchOptions.lag,
                                     routeBonus: matchOptions.routeBonus)
+        frame = matcher.frame
         self.matchOptions = matchOptions
-        let window = matchOptions.lag + 1
-        windowFixes = [Fix](repeating: Fix(coordinate: GeoCoordinate(uncheckedLatitude: 0, longitude: 0)), count: window)
-        windowPoints = [LocalPoint](repeating: LocalPoint(x: 0, y: 0), count: window)
-        announcer.options.units = DistanceUnits.default(for: network.bounds)
+        feed = FeedState(window: matchOptions.lag + 1)
+        guidance.announcer.options.units = DistanceUnits.default(for: network.bounds)
+        spareEvents.reserveCapacity(16)
     }
 
-    /// Runs `body` under the engine's lock, then delivers the events it produced.
-    func perform<R>(_ body: (inout [NavigationEvent]) -> R) -> R {
-        var events: [NavigationEvent] = []
-        let (result, listeners) = lock.withLock { _ -> (R, Listeners?) in
-            let r = body(&events)
-            return (r, events.isEmpty ? nil : snapshotListeners())
-        }
-        if let listeners { deliver(events, to: listeners) }
-        return result
-    }
-
-    /// Runs `body` under the lock without events.
-    func read<R>(_ body: () -> R) -> R { lock.withLock { _ in body() } }
-
-    // MARK: Delivery
-
-    struct Listeners {
-        var navigator: [WeakNavigatorListener]
-        var provider: [WeakLocationListener]
-        var navigatorFacade: Navigator?
-        var providerFacade: RoadSnappedLocationProvider?
-    }
-
-    /// The listener lists (weak references, shared without copying; released listeners are skipped at delivery
-    /// and dropped from the lists on the next add or remove) and the façades to pass to them.
-    private func snapshotListeners() -> Listeners {
-        return Listeners(navigator: navigatorListeners, provider: providerListeners, navigatorFacade: navigatorFacade,
-                         providerFacade: providerFacade)
-    }
-
-    private func deliver(_ events: [NavigationEvent], to listeners: Listeners) {
-        let box = UncheckedBox(listeners)
-        let work = { @Sendable in NavigationEngine.dispatch(events, box.value) }
-        if let listenerQueue { listenerQueue.async(execute: work) } else { work() }
-    }
-
-    private static func dispatch(_ events: [NavigationEvent], _ l: Listeners) {
-        for event in events {
-            switch event {
-            case let .location(location):
-                if let p = l.providerFacade {
-                    for w in l.provider { w.value?.locationProvider(p, didUpdate: location) }
-                }
-            case let .status(callback, status):
-                callback(status)
-            default:
-                guard let n = l.navigatorFacade else { continue }
-                for w in l.navigator {
-                    guard let x = w.value else { continue }
-                    switch event {
-                    case let .arrived(w): x.navigator(n, didArriveAt: w)
-                    case .routeChanged: x.navigatorDidChangeRoute(n)
-                    case let .remainingTime(t): x.navigator(n, didUpdateRemainingTime: t)
-                    case let .remainingDistance(d): x.navigator(n, didUpdateRemainingDistance: d)
-                    case let .delay(c): x.navigator(n, didUpdate: c)
-                    case let .lighting(m): x.navigator(n, didChangeSuggestedLightingMode: m)
-                    case let .speeding(p): x.navigator(n, didUpdateSpeedingPercentage: p)
-                    case let .severity(s, p): x.navigator(n, didUpdate: s, speedingPercentage: p)
-                    case let .navInfo(info): x.navigator(n, didUpdate: info)
-                    case let .announcement(a): x.navigator(n, didAnnounce: a)
-                    case let .rerouteOffer(offer): x.navigator(n, didOffer: offer)
-                    case .location, .status: break
-                    }
-                }
-            }
-        }
-    }
+    func project(_ c: GeoCoordinate) -> LocalPoint { frame.forward(latitude: c.latitude, longitude: c.longitude) }
 
     // MARK: Raw fixes
 
-    /// Processes one raw fix (lock held): match it, then update the navigator with the answer that became final.
-    func process(_ raw: Fix, _ events: inout [NavigationEvent]) {
-        guard isStarted else { return }
+    /// Processes one raw fix: project it once, match it, then update the navigator with the answer that became final.
+    mutating func process(_ raw: Fix, _ events: inout [NavigationEvent]) {
+        guard feed.isStarted else { return }
         var fix = raw
         if fix.time == nil { fix.time = clock.now }
         let time = fix.time ?? 0
-        let point = matcher.project(fix.coordinate)
+        let point = project(fix.coordinate)
         // Speed from the previous fix when the receiver gives none.
-        if fix.speed == nil, let last = lastRawFix, let lastPoint = lastRawPoint, let t0 = last.time, time > t0,
-           time - t0 <= 10
+        if fix.speed == nil, let last = feed.lastRawFix, let lastPoint = feed.lastRawPoint, let t0 = last.time,
+           time > t0, time - t0 <= 10
         {
             let d = ((point.x - lastPoint.x) * (point.x - lastPoint.x) + (point.y - lastPoint.y) * (point.y - lastPoint.y))
                 .squareRoot()
@@ -241,36 +221,36 @@ final class NavigationEngine: @unchecked Sendable {
         }
         // A restart after a reroute (the old route's history no longer applies), after a long gap or when time runs
         // backwards: the fixes still held by the lag are answered first.
-        if let t0 = lastRawFix?.time, time - t0 > matchOptions.parameters.maxGap || time < t0 {
-            matchResetPending = true
+        if let t0 = feed.lastRawFix?.time, time - t0 > matchOptions.parameters.maxGap || time < t0 {
+            feed.matchResetPending = true
         }
-        if matchResetPending {
-            matchResetPending = false
+        if feed.matchResetPending {
+            feed.matchResetPending = false
             restartMatching(&events)
         }
-        lastRawFix = fix
-        lastRawPoint = point
+        feed.lastRawFix = fix
+        feed.lastRawPoint = point
         do {
             try matcher.push(fix, at: point)
         } catch {
             // Out of memory: the stream was reset; this fix passes through unmatched.
-            pushed = 0
+            feed.pushed = 0
             emit(unmatched: fix, point: point, &events)
             return
         }
         let lag = matchOptions.lag
-        let slot = pushed % (lag + 1)
-        windowFixes[slot] = fix
-        windowPoints[slot] = point
-        pushed += 1
-        if pushed > lag { answer(lag: lag, &events) }
+        let slot = feed.pushed % (lag + 1)
+        feed.windowFixes[slot] = fix
+        feed.windowPoints[slot] = point
+        feed.pushed += 1
+        if feed.pushed > lag { answer(lag: lag, &events) }
     }
 
-    /// Emits the matcher's answer for the fix pushed `lag` fixes before the newest (lock held); a fix without a road
-    /// passes through raw.
-    private func answer(lag: Int, _ events: inout [NavigationEvent]) {
-        let slot = (pushed - 1 - lag) % (matchOptions.lag + 1)
-        let fix = windowFixes[slot], point = windowPoints[slot]
+    /// Emits the matcher's answer for the fix pushed `lag` fixes before the newest; a fix without a road passes
+    /// through raw.
+    private mutating func answer(lag: Int, _ events: inout [NavigationEvent]) {
+        let slot = (feed.pushed - 1 - lag) % (matchOptions.lag + 1)
+        let fix = feed.windowFixes[slot], point = feed.windowPoints[slot]
         if let m = matcher.result(lag: lag) {
             let location = RoadSnappedLocation(
                 coordinate: m.coordinate, altitude: fix.altitude ?? .nan, course: m.bearing, speed: fix.speed ?? -1,
@@ -282,116 +262,130 @@ final class NavigationEngine: @unchecked Sendable {
         }
     }
 
-    /// Answers the fixes still held back by the lag (oldest first), then forgets the matcher's history (lock held).
-    private func restartMatching(_ events: inout [NavigationEvent]) {
-        let held = min(matchOptions.lag, pushed)
+    /// Answers the fixes still held back by the lag (oldest first), then forgets the matcher's history.
+    private mutating func restartMatching(_ events: inout [NavigationEvent]) {
+        let held = min(matchOptions.lag, feed.pushed)
         for k in stride(from: held - 1, through: 0, by: -1) { answer(lag: k, &events) }
         matcher.reset()
-        pushed = 0
+        feed.pushed = 0
     }
 
-    private func emit(unmatched fix: Fix, point: LocalPoint, _ events: inout [NavigationEvent]) {
+    private mutating func emit(unmatched fix: Fix, point: LocalPoint, _ events: inout [NavigationEvent]) {
         emit(RoadSnappedLocation(coordinate: fix.coordinate, altitude: fix.altitude ?? .nan, course: fix.course ?? -1,
                                  speed: fix.speed ?? -1, timestamp: fix.time ?? clock.now,
                                  horizontalAccuracy: fix.horizontalAccuracy ?? -1), raw: fix, point: point, &events)
     }
 
-    /// Reports a location and moves the navigator on with it (lock held).
-    private func emit(_ location: RoadSnappedLocation, raw: Fix, point: LocalPoint, _ events: inout [NavigationEvent]) {
-        lastLocation = location
-        if isUpdatingLocation { events.append(.location(location)) }
+    /// Reports a location and moves the navigator on with it.
+    private mutating func emit(_ location: RoadSnappedLocation, raw: Fix, point: LocalPoint,
+                               _ events: inout [NavigationEvent])
+    {
+        feed.lastLocation = location
+        if feed.isUpdatingLocation { events.append(.location(location)) }
         updateNavigator(location, fix: raw, point: point, &events)
     }
 
     // MARK: Navigator
 
-    private func updateNavigator(_ location: RoadSnappedLocation, fix: Fix, point: LocalPoint,
-                                 _ events: inout [NavigationEvent])
-    {
+    private mutating func updateLighting(_ location: RoadSnappedLocation, _ events: inout [NavigationEvent]) {
         let time = location.timestamp
-        // Lighting from the sun at the fix's place and time.
-        if lightingComputedAt.map({ abs(time - $0) >= guidance.lightingRefreshSeconds }) ?? true {
-            lightingComputedAt = time
-            let mode = SolarPosition(time: time, latitude: location.coordinate.latitude,
-                                     longitude: location.coordinate.longitude).suggestedLightingMode
-            if mode != suggestedLightingMode || !lightingReported {
-                lightingReported = true
-                suggestedLightingMode = mode
-                events.append(.lighting(mode))
-            }
+        if let at = environment.lightingComputedAt, abs(time - at) < guidance.options.lightingRefreshSeconds { return }
+        environment.lightingComputedAt = time
+        let mode = SolarPosition(time: time, latitude: location.coordinate.latitude,
+                                 longitude: location.coordinate.longitude).suggestedLightingMode
+        if mode != environment.lightingMode || !environment.lightingReported {
+            environment.lightingReported = true
+            environment.lightingMode = mode
+            events.append(.lighting(mode))
         }
-        // Speeding against the current edge's limit in the travel direction.
+    }
+
+    /// Speeding against the current edge's limit in the travel direction.
+    private mutating func updateSpeedAlerts(_ location: RoadSnappedLocation, _ events: inout [NavigationEvent]) {
+        let time = location.timestamp
         var limit: Double?
         if let e = location.edge {
-            let a = network.edges[e].attributes
-            limit = location.isForward ? a.maxspeedForward : (a.maxspeedBackward ?? a.maxspeedForward)
+            let r = alerts.roadValues(e, network: network)
+            limit = location.isForward ? r.forwardKmh : r.backwardKmh
         }
-        let (percentage, rawSeverity) = speedAlert.evaluate(speed: location.speed >= 0 ? location.speed : nil,
-                                                           limitKmh: limit, time: time)
-        let severity = severityHysteresis.filter(rawSeverity, time: time, enter: guidance.speedAlertEnterSeconds,
-                                                 release: guidance.speedAlertReleaseSeconds)
-        if let last = lastSpeeding {
+        let (percentage, rawSeverity) = alerts.evaluator.evaluate(speed: location.speed >= 0 ? location.speed : nil,
+                                                                  limitKmh: limit, time: time)
+        let severity = alerts.hysteresis.filter(rawSeverity, time: time, enter: guidance.options.speedAlertEnterSeconds,
+                                                release: guidance.options.speedAlertReleaseSeconds)
+        if let last = alerts.lastSpeeding {
             if (percentage < 0) != (last < 0) || (percentage == 0) != (last == 0) || abs(percentage - last) >= 1 {
-                lastSpeeding = percentage
+                alerts.lastSpeeding = percentage
                 events.append(.speeding(percentage))
             }
         } else {
-            lastSpeeding = percentage
+            alerts.lastSpeeding = percentage
             events.append(.speeding(percentage))
         }
-        if severity != speedAlertSeverity {
-            speedAlertSeverity = severity
+        if severity != alerts.severity {
+            alerts.severity = severity
             events.append(.severity(severity, percentage))
         }
+    }
 
-        guard isGuidanceActive, route != nil, tracker != nil else { return }
-        traveledPath.append(location.coordinate)
-        if navState == .rerouting {
-            if let retry = rerouteRetryAt, time < retry { return }
-            reroute(from: fix, location: location, &events)
+    private mutating func updateNavigator(_ location: RoadSnappedLocation, fix: Fix, point: LocalPoint,
+                                          _ events: inout [NavigationEvent])
+    {
+        let time = location.timestamp
+        updateLighting(location, &events)
+        updateSpeedAlerts(location, &events)
+
+        guard guidance.isActive, guidance.route != nil, guidance.tracker != nil else { return }
+        guidance.traveledPath.append(location.coordinate)
+        if guidance.navState == .rerouting {
+            if let retry = guidance.rerouteRetryAt, time < retry { return }
+            reroute(from: fix, location: location, point: point, &events)
             return
         }
-        guard !arrivedAtCurrentLeg else { return }
-        var located: LegPosition?
+        guard !guidance.arrivedAtCurrentLeg else { return }
+        var located = false
         if let e = location.edge {
-            located = tracker?.locate(edge: e, isForward: location.isForward, offset: location.offset)
+            located = guidance.tracker?.locate(edge: e, isForward: location.isForward, offset: location.offset) != nil
         }
-        if arrive(location, point: point, located: located != nil, &events) { return }
-        if located != nil {
-            offRouteCount = 0
-            wrongCourseCount = 0
+        if arrive(location, point: point, located: located, &events) { return }
+        if located {
+            guidance.offRouteCount = 0
+            guidance.wrongCourseCount = 0
         } else {
-            let leeway = max(guidance.offRouteDistance, 2 * (fix.horizontalAccuracy ?? 0))
-            let distance = tracker?.distanceToLeg(point, network: network) ?? .infinity
+            let leeway = max(guidance.options.offRouteDistance, 2 * (fix.horizontalAccuracy ?? 0))
+            let distance = guidance.tracker?.distanceToLeg(point, network: network) ?? .infinity
             if distance > leeway {
-                offRouteCount += 1
-            } else if let e = location.edge, let t = tracker,
-                      t.leg.segments.contains(where: { $0.edge == e && $0.isForward != location.isForward })
+                guidance.offRouteCount += 1
+            } else if let e = location.edge,
+                      guidance.tracker?.leg.segments.contains(where: { $0.edge == e && $0.isForward != location.isForward })
+                      == true
             {
-                wrongCourseCount += 1
+                guidance.wrongCourseCount += 1
             }
-            if offRouteCount >= guidance.offRouteFixes || wrongCourseCount >= guidance.wrongCourseFixes {
-                navState = .rerouting
+            if guidance.offRouteCount >= guidance.options.offRouteFixes
+                || guidance.wrongCourseCount >= guidance.options.wrongCourseFixes
+            {
+                guidance.navState = .rerouting
                 // The last known values stay until the new route is installed.
                 events.append(.navInfo(currentNavInfo() ?? NavInfo(navState: .rerouting)))
-                reroute(from: fix, location: location, &events)
+                reroute(from: fix, location: location, point: point, &events)
                 return
             }
         }
-        guard let t = tracker else { return }
-        let remaining = t.remainingDistance
-        if distanceReporter.shouldReport(remaining, threshold: distanceUpdateThreshold) {
+        guard let remaining = guidance.tracker?.remainingDistance else { return }
+        if guidance.distanceReporter.shouldReport(remaining, threshold: guidance.distanceUpdateThreshold) {
             events.append(.remainingDistance(remaining))
         }
-        let remainingTime = self.remainingTime(t)
-        if timeReporter.shouldReport(remainingTime, threshold: timeUpdateThreshold) {
+        let remainingTime = self.remainingTime()
+        if guidance.timeReporter.shouldReport(remainingTime, threshold: guidance.timeUpdateThreshold) {
             events.append(.remainingTime(remainingTime))
         }
         updateDelay(time: time, &events)
         appendNavInfo(&events)
-        if let p = t.position, let e = location.edge {
-            for a in announcer.update(leg: t.leg, along: p.distanceAlong, speed: location.speed >= 0 ? location.speed : nil,
-                                      roadClass: network.edges[e].attributes.roadClass, time: time)
+        if let along = guidance.tracker?.position?.distanceAlong, let e = location.edge, let leg = guidance.tracker?.leg {
+            let roadClass = alerts.roadValues(e, network: network).roadClass
+            for a in guidance.announcer.update(leg: leg, along: along,
+                                               speed: location.speed >= 0 ? location.speed : nil,
+                                               roadClass: roadClass, time: time)
             {
                 events.append(.announcement(a))
             }
@@ -400,42 +394,51 @@ final class NavigationEngine: @unchecked Sendable {
     }
 
     /// Fires arrival once for the current leg when the location is within the arrival radius of its destination:
-    /// along the route when on it, else straight-line once close along it (lock held). True when arrived.
-    private func arrive(_ location: RoadSnappedLocation, point: LocalPoint, located: Bool,
-                        _ events: inout [NavigationEvent]) -> Bool
+    /// along the route when on it, else straight-line once close along it. True when arrived.
+    private mutating func arrive(_ location: RoadSnappedLocation, point: LocalPoint, located: Bool,
+                                 _ events: inout [NavigationEvent]) -> Bool
     {
-        guard let t = tracker, !arrivedAtCurrentLeg else { return arrivedAtCurrentLeg }
-        let remaining = t.remainingDistance
-        let dx = point.x - t.destinationPoint.x, dy = point.y - t.destinationPoint.y
+        guard let remaining = guidance.tracker?.remainingDistance,
+              let destinationPoint = guidance.tracker?.destinationPoint, !guidance.arrivedAtCurrentLeg
+        else { return guidance.arrivedAtCurrentLeg }
+        let radius = guidance.options.arrivalRadius
+        let dx = point.x - destinationPoint.x, dy = point.y - destinationPoint.y
         let direct = (dx * dx + dy * dy).squareRoot()
-        guard (located && remaining <= guidance.arrivalRadius)
-            || (direct <= guidance.arrivalRadius && remaining <= max(200, 4 * guidance.arrivalRadius))
+        guard (located && remaining <= radius) || (direct <= radius && remaining <= max(200, 4 * radius))
         else { return false }
-        arrivedAtCurrentLeg = true
-        if distanceReporter.shouldReport(0, threshold: 0) { events.append(.remainingDistance(0)) }
-        if timeReporter.shouldReport(0, threshold: 0) { events.append(.remainingTime(0)) }
+        guard let destination = guidance.tracker?.leg.destination else { return false }
+        guidance.arrivedAtCurrentLeg = true
+        if guidance.distanceReporter.shouldReport(0, threshold: 0) { events.append(.remainingDistance(0)) }
+        if guidance.timeReporter.shouldReport(0, threshold: 0) { events.append(.remainingTime(0)) }
         // The stopped state before the arrival: a listener continuing to the next leg inside the arrival callback
         // (synchronous delivery) then has its new leg's state last.
-        if stopGuidanceAtArrival {
-            isGuidanceActive = false
-            navState = .stopped
+        if guidance.stopAtArrival {
+            guidance.isActive = false
+            guidance.navState = .stopped
             events.append(.navInfo(NavInfo(navState: .stopped)))
         }
-        events.append(.arrived(t.leg.destination))
+        events.append(.arrived(destination))
         return true
     }
 
     /// The delay category over the rest of the current leg, when a traffic feed is set.
-    private func updateDelay(time: Double, _ events: inout [NavigationEvent]) {
-        guard let t = tracker else { return }
-        guard let feed = trafficFeed else {
+    private mutating func updateDelay(time: Double, _ events: inout [NavigationEvent]) {
+        guard guidance.tracker != nil else { return }
+        guard let feed = environment.trafficFeed, let t = guidance.tracker else {
             // The initial state once: no data.
-            if !delayReported { delayReported = true; events.append(.delay(delayCategory)) }
+            if !environment.delayReported {
+                environment.delayReported = true
+                events.append(.delay(environment.delayCategory))
+            }
             return
         }
         let segment = t.position?.segment ?? 0
-        if let at = delayComputedAt, at.segment == segment, time - at.time < guidance.delayRefreshSeconds { return }
-        delayComputedAt = (segment, time)
+        if let at = environment.delayComputedAt, at.segment == segment,
+           time - at.time < guidance.options.delayRefreshSeconds
+        {
+            return
+        }
+        environment.delayComputedAt = (segment, time)
         var totals = DelayClassifier.Totals()
         let along = t.position?.distanceAlong ?? 0
         for k in segment..<t.leg.segments.count {
@@ -446,244 +449,386 @@ final class NavigationEngine: @unchecked Sendable {
             totals.add(length: length, freeFlowKmh: edge.attributes.speedKmh(forward: s.isForward),
                        trafficKmh: feed.speedKmh(for: edge.sourceID))
         }
-        let category = delayClassifier.category(totals)
-        if category != delayCategory || !delayReported {
-            delayReported = true
-            delayCategory = category
+        let category = environment.delayClassifier.category(totals)
+        if category != environment.delayCategory || !environment.delayReported {
+            environment.delayReported = true
+            environment.delayCategory = category
             events.append(.delay(category))
         }
     }
 
-    /// The nav info of the current position, when something a display shows moved on.
-    func appendNavInfo(_ events: inout [NavigationEvent], force: Bool = false) {
-        guard let info = currentNavInfo() else { return }
-        let step = tracker?.currentStepIndex ?? -1
-        let changed = force || routeChangedPending || step != lastStepIndex
-        if changed { stepReporter.reset() }
-        if stepReporter.shouldReport(info.distanceToCurrentStepMeters, threshold: distanceUpdateThreshold) || changed {
-            var info = info
-            info.routeChanged = routeChangedPending
-            routeChangedPending = false
-            lastStepIndex = step
-            events.append(.navInfo(info))
-        }
+    /// The nav info of the current position, when something a display shows moved on (built only then).
+    mutating func appendNavInfo(_ events: inout [NavigationEvent], force: Bool = false) {
+        guard guidance.route != nil, let step = guidance.tracker?.currentStepIndex else { return }
+        let changed = force || guidance.routeChangedPending || step != guidance.lastStepIndex
+        if changed { guidance.stepReporter.reset() }
+        let toStep = distanceToStep(step)
+        guard guidance.stepReporter.shouldReport(toStep, threshold: guidance.distanceUpdateThreshold) || changed,
+              var info = currentNavInfo(step: step)
+        else { return }
+        info.routeChanged = guidance.routeChangedPending
+        guidance.routeChangedPending = false
+        guidance.lastStepIndex = step
+        events.append(.navInfo(info))
     }
 
-    /// The turn-by-turn state now (nil without a route).
-    func currentNavInfo() -> NavInfo? {
-        guard let route, let t = tracker else { return nil }
-        let leg = t.leg
-        let along = t.position?.distanceAlong ?? 0
-        let timeAlong = t.position?.timeAlong ?? 0
-        let later = route.legs.dropFirst(legIndex + 1)
-        let laterDistance = later.reduce(0) { $0 + $1.distance }, laterTime = later.reduce(0) { $0 + $1.duration }
-        let remainingTime = self.remainingTime(t)
-        let laterTrafficTime = trafficFeed == nil ? laterTime
-            : (legIndex + 1..<route.legs.count).reduce(0) { $0 + (trafficCumulativeTimes(leg: $1).last ?? 0) }
-        var info = NavInfo(navState: navState, distanceToNextDestinationMeters: t.remainingDistance,
+    /// Metres from the position to step `k` of the current leg (0 without steps).
+    private func distanceToStep(_ k: Int) -> Double {
+        guard let count = guidance.tracker?.leg.steps.count, k >= 0, k < count,
+              let start = guidance.tracker?.leg.steps[k].distanceFromLegStart
+        else { return 0 }
+        return max(0, start - (guidance.tracker?.position?.distanceAlong ?? 0))
+    }
+
+    /// The turn-by-turn state now (nil without a route); `step` is the current step's index when the caller has it.
+    /// Reads the tracker in place (no copy of the leg per fix); the remaining steps are shared per step.
+    mutating func currentNavInfo(step known: Int? = nil) -> NavInfo? {
+        guard let legCount = guidance.route?.legs.count, let remaining = guidance.tracker?.remainingDistance
+        else { return nil }
+        let legIndex = guidance.legIndex
+        let along = guidance.tracker?.position?.distanceAlong ?? 0
+        let timeAlong = guidance.tracker?.position?.timeAlong ?? 0
+        var laterDistance = 0.0, laterTime = 0.0
+        for i in (legIndex + 1)..<max(legIndex + 1, legCount) {
+            laterDistance += guidance.route?.legs[i].distance ?? 0
+            laterTime += guidance.route?.legs[i].duration ?? 0
+        }
+        let remainingTime = self.remainingTime()
+        var laterTrafficTime = laterTime
+        if environment.trafficFeed != nil {
+            laterTrafficTime = 0
+            for i in (legIndex + 1)..<max(legIndex + 1, legCount) {
+                laterTrafficTime += trafficCumulativeTimes(leg: i).last ?? 0
+            }
+        }
+        var info = NavInfo(navState: guidance.navState, distanceToNextDestinationMeters: remaining,
                            timeToNextDestinationSeconds: remainingTime,
-                           distanceToFinalDestinationMeters: t.remainingDistance + laterDistance,
+                           distanceToFinalDestinationMeters: remaining + laterDistance,
                            timeToFinalDestinationSeconds: remainingTime + laterTrafficTime)
         info.speedLimitKmh = currentSpeedLimitKmh()
-        guard !leg.steps.isEmpty else { return info }
-        let k = t.currentStepIndex
-        let step = leg.steps[k]
-        if navState == .enroute { info.currentStep = step }
-        info.remainingSteps = Array(leg.steps[(k + 1)...])
+        guard let stepCount = guidance.tracker?.leg.steps.count, stepCount > 0,
+              let k = known ?? guidance.tracker?.currentStepIndex, k < stepCount,
+              let step = guidance.tracker?.leg.steps[k]
+        else { return info }
+        if guidance.navState == .enroute { info.currentStep = step }
+        if let cached = guidance.remainingSteps, cached.step == k {
+            info.remainingSteps = cached.steps
+        } else if let steps = guidance.tracker?.leg.steps[(k + 1)...] {
+            let array = Array(steps)
+            guidance.remainingSteps = (k, array)
+            info.remainingSteps = array
+        }
         info.distanceToCurrentStepMeters = max(0, step.distanceFromLegStart - along)
         info.timeToCurrentStepSeconds = max(0, step.timeFromLegStart - timeAlong)
         return info
     }
 
-    /// A new route from the current position to the remaining destinations (lock held; routing runs inline so
-    /// that replays and tests stay deterministic).
-    private func reroute(from fix: Fix, location: RoadSnappedLocation, _ events: inout [NavigationEvent]) {
-        guard let route else { return }
-        let destinations = route.legs[legIndex...].map(\.destination)
+    /// A new route from the current position to the remaining destinations (routing runs inline so that replays
+    /// and tests stay deterministic). A failure is tried again `rerouteRetrySeconds` later.
+    private mutating func reroute(from fix: Fix, location: RoadSnappedLocation, point: LocalPoint,
+                                  _ events: inout [NavigationEvent])
+    {
+        guard let route = guidance.route else { return }
+        let destinations = route.legs[guidance.legIndex...].map(\.destination)
         let moving = (fix.speed ?? 0) >= 2
         let heading: Double? = moving ? (fix.course ?? (location.course >= 0 ? location.course : nil)) : nil
         let origin = Waypoint(coordinate: fix.coordinate, preferredHeading: heading, headingTolerance: 90)
-        let result = router.route(RouteRequest(origin: origin, destinations: destinations, options: routingOptions),
-                                  traffic: trafficFeed)
-        lastRouteMessage = result.message
+        let result = router.route(RouteRequest(origin: origin, destinations: destinations,
+                                               options: guidance.routingOptions),
+                                  traffic: environment.trafficFeed)
+        guidance.lastRouteMessage = result.message
         guard result.status == .ok, let newRoute = result.route else {
-            rerouteRetryAt = location.timestamp + guidance.rerouteRetrySeconds
+            guidance.rerouteRetryAt = location.timestamp + guidance.options.rerouteRetrySeconds
             return
         }
-        rerouteRetryAt = nil
+        guidance.rerouteRetryAt = nil
         install(newRoute, &events)
-        navState = .enroute
-        matchResetPending = true
+        guidance.navState = .enroute
+        feed.matchResetPending = true
         // A new route that is no longer than the arrival radius means the driver is there.
-        if arrive(location, point: matcher.project(fix.coordinate), located: true, &events) { return }
+        if arrive(location, point: point, located: true, &events) { return }
         appendNavInfo(&events, force: true)
     }
 
-    /// Makes `route` the current one from its first leg (lock held).
-    func install(_ newRoute: Route, _ events: inout [NavigationEvent]) {
-        route = newRoute
-        trafficTimes.removeAll()
-        legIndex = 0
+    /// Makes `route` the current one from its first leg.
+    mutating func install(_ newRoute: Route, _ events: inout [NavigationEvent]) {
+        guidance.route = newRoute
+        environment.trafficTimes.removeAll()
+        guidance.legIndex = 0
         startLeg(&events)
     }
 
-    /// Starts tracking the leg at `legIndex` (lock held).
-    func startLeg(_ events: inout [NavigationEvent]) {
-        guard let route, legIndex < route.legs.count else { return }
-        let leg = route.legs[legIndex]
-        tracker = LegTracker(leg: leg, destinationPoint: matcher.project(leg.snappedDestination))
-        arrivedAtCurrentLeg = false
-        offRouteCount = 0
-        wrongCourseCount = 0
-        timeReporter.reset()
-        distanceReporter.reset()
-        stepReporter.reset()
-        lastStepIndex = -1
-        delayComputedAt = nil
-        announcer.reset()
-        offers.pending = nil
-        routeChangedPending = true
+    /// Starts tracking the leg at `legIndex`.
+    mutating func startLeg(_ events: inout [NavigationEvent]) {
+        guard let route = guidance.route, guidance.legIndex < route.legs.count else { return }
+        let leg = route.legs[guidance.legIndex]
+        guidance.tracker = LegTracker(leg: leg, destinationPoint: project(leg.snappedDestination))
+        guidance.arrivedAtCurrentLeg = false
+        guidance.offRouteCount = 0
+        guidance.wrongCourseCount = 0
+        guidance.timeReporter.reset()
+        guidance.distanceReporter.reset()
+        guidance.stepReporter.reset()
+        guidance.lastStepIndex = -1
+        guidance.remainingSteps = nil
+        environment.delayComputedAt = nil
+        guidance.announcer.reset()
+        guidance.offers.pending = nil
+        guidance.routeChangedPending = true
         // The route's arcs come from the same network as the matcher's graph: setting them cannot fail on range;
         // out of memory leaves the matcher without a route bias.
-        try? matcher.setRoute(arcs: route.legs[legIndex].segments.map { Int32($0.arc) })
-        if isGuidanceActive { navState = .enroute }
+        try? matcher.setRoute(arcs: leg.segments.map { Int32($0.arc) })
+        if guidance.isActive { guidance.navState = .enroute }
         events.append(.routeChanged)
-        if case .path(_, _, true) = simulation { simulation = .path(currentLegPath(), distance: 0, followsRoute: true) }
+        if case .path(_, _, true) = simulation.mode {
+            simulation.mode = .path(currentLegPath(), distance: 0, followsRoute: true)
+        }
     }
 
-    func clearRoute(_ events: inout [NavigationEvent]) {
-        let had = route != nil
-        route = nil
-        tracker = nil
-        legIndex = 0
-        isGuidanceActive = false
-        navState = .stopped
+    mutating func clearRoute(_ events: inout [NavigationEvent]) {
+        let had = guidance.route != nil
+        guidance.route = nil
+        guidance.tracker = nil
+        guidance.remainingSteps = nil
+        guidance.legIndex = 0
+        guidance.isActive = false
+        guidance.navState = .stopped
         try? matcher.setRoute(arcs: [])
-        traveledPath.removeAll()
-        delayCategory = .noData
+        guidance.traveledPath.removeAll()
+        environment.delayCategory = .noData
         if had { events.append(.routeChanged) }
-        if case .path(_, _, true) = simulation { simulation = .idle }
+        if case .path(_, _, true) = simulation.mode { simulation.mode = .idle }
     }
 
-    func setGuidanceActive(_ active: Bool, _ events: inout [NavigationEvent]) {
-        guard active != isGuidanceActive else { return }
-        isGuidanceActive = active && route != nil
-        if isGuidanceActive {
-            navState = .enroute
+    mutating func setGuidanceActive(_ active: Bool, _ events: inout [NavigationEvent]) {
+        guard active != guidance.isActive else { return }
+        guidance.isActive = active && guidance.route != nil
+        if guidance.isActive {
+            guidance.navState = .enroute
             appendNavInfo(&events, force: true)
         } else {
-            navState = .stopped
-            if route != nil { events.append(.navInfo(NavInfo(navState: .stopped))) }
-        }
-    }
-
-    /// Routes from the current location to `waypoints` on the routing queue; a newer request cancels this one.
-    func setDestinations(_ waypoints: [Waypoint], options: RoutingOptions,
-                         callback: @escaping @Sendable (RouteStatus) -> Void)
-    {
-        let (generation, origin, feed) = read { () -> (Int, Waypoint?, TrafficFeed?) in
-            requestGeneration += 1
-            guard let fix = lastRawFix else { return (requestGeneration, nil, trafficFeed) }
-            let moving = (fix.speed ?? 0) >= 2
-            return (requestGeneration, Waypoint(coordinate: fix.coordinate,
-                                                preferredHeading: moving ? fix.course : nil, headingTolerance: 90),
-                    trafficFeed)
-        }
-        routingQueue.async { [self] in
-            let isCanceled = { self.read { self.requestGeneration != generation } }
-            let result = isCanceled() ? RouteResult(status: .canceled)
-                : router.route(RouteRequest(origin: origin, destinations: waypoints, options: options),
-                               traffic: feed, isCanceled: isCanceled)
-            perform { events in
-                var status = result.status
-                if requestGeneration != generation { status = .canceled }
-                lastRouteMessage = status == .canceled && result.message.isEmpty ? "a newer request replaced this one"
-                    : result.message
-                if status == .ok, let route = result.route {
-                    routingOptions = options
-                    traveledPath.removeAll()
-                    install(route, &events)
-                    if isGuidanceActive { appendNavInfo(&events, force: true) }
-                }
-                events.append(.status(callback, status))
-            }
+            guidance.navState = .stopped
+            if guidance.route != nil { events.append(.navInfo(NavInfo(navState: .stopped))) }
         }
     }
 
     /// Moves on to the next leg after arriving; returns its destination, nil when none is left.
-    func continueToNextDestination(_ events: inout [NavigationEvent]) -> Waypoint? {
-        guard let route else { return nil }
-        guard legIndex + 1 < route.legs.count else {
+    mutating func continueToNextDestination(_ events: inout [NavigationEvent]) -> Waypoint? {
+        guard let route = guidance.route else { return nil }
+        guard guidance.legIndex + 1 < route.legs.count else {
             clearRoute(&events)
             return nil
         }
-        legIndex += 1
+        guidance.legIndex += 1
         startLeg(&events)
-        if isGuidanceActive { appendNavInfo(&events, force: true) }
-        return route.legs[legIndex].destination
+        if guidance.isActive { appendNavInfo(&events, force: true) }
+        return route.legs[guidance.legIndex].destination
     }
 
     // MARK: Simulator
 
     /// The path of the current leg from the simulator's point of view.
     func currentLegPath() -> SimulationPath {
-        guard let route, legIndex < route.legs.count else { return SimulationPath() }
-        return SimulationPath(legs: route.legs[legIndex...legIndex], network: network)
+        guard let route = guidance.route, guidance.legIndex < route.legs.count else { return SimulationPath() }
+        return SimulationPath(legs: route.legs[guidance.legIndex...guidance.legIndex], network: network)
     }
 
-    func startSimulation(_ mode: SimulationMode, _ events: inout [NavigationEvent]) {
-        simulation = mode
-        if simulationTimer == nil {
-            simulationTimer = clock.schedule(every: simulationInterval) { [weak self] in self?.simulatorTick() }
+    /// Advances the simulated car by one interval and processes its fix.
+    mutating func simulatorTick(_ events: inout [NavigationEvent]) {
+        if !simulation.isPaused, case let .path(path, distance, follows) = simulation.mode {
+            let speed = path.state(at: distance).speed
+            simulation.mode = .path(path, distance: min(path.length, distance + speed * simulation.interval
+                                        * simulation.speedMultiplier), followsRoute: follows)
         }
         emitSimulatedFix(&events)
     }
 
-    func stopSimulation() {
-        simulation = .idle
-        simulationTimer?.cancel()
-        simulationTimer = nil
-    }
-
-    func simulatorTick() {
-        perform { events in
-            if !simulationPaused, case let .path(path, distance, follows) = simulation {
-                let speed = path.state(at: distance).speed
-                simulation = .path(path, distance: min(path.length, distance + speed * simulationInterval * speedMultiplier),
-                                   followsRoute: follows)
-            }
-            emitSimulatedFix(&events)
-        }
-    }
-
-    /// The simulated fix at the current simulated place, processed like any raw fix (lock held).
-    private func emitSimulatedFix(_ events: inout [NavigationEvent]) {
+    /// The simulated fix at the current simulated place, processed like any raw fix.
+    mutating func emitSimulatedFix(_ events: inout [NavigationEvent]) {
         let now = clock.now
         let fix: Fix
-        switch simulation {
+        let accuracy = simulation.isJitterEnabled ? simulation.jitterSigma : 3
+        switch simulation.mode {
         case .idle:
             return
         case let .location(c):
-            fix = Fix(coordinate: jittered(c), time: now, speed: 0, horizontalAccuracy: isJitterEnabled ? jitterSigma : 3)
+            fix = Fix(coordinate: jittered(c), time: now, speed: 0, horizontalAccuracy: accuracy)
         case let .path(path, distance, _):
             let s = path.state(at: distance)
             let atEnd = distance >= path.length - 1e-6
-            let g = matcher.frame.inverse(s.point)
+            let g = frame.inverse(s.point)
             let c = GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude)
-            let speed = simulationPaused || atEnd ? 0 : s.speed * speedMultiplier
-            fix = Fix(coordinate: jittered(c), time: now, course: s.course, speed: speed,
-                      horizontalAccuracy: isJitterEnabled ? jitterSigma : 3)
+            let speed = simulation.isPaused || atEnd ? 0 : s.speed * simulation.speedMultiplier
+            fix = Fix(coordinate: jittered(c), time: now, course: s.course, speed: speed, horizontalAccuracy: accuracy)
         }
         process(fix, &events)
     }
 
     /// The coordinate moved by Gaussian noise of `jitterSigma` metres when jittering is on (deterministic sequence).
-    private func jittered(_ c: GeoCoordinate) -> GeoCoordinate {
-        guard isJitterEnabled else { return c }
-        let r = jitterSigma * (-2 * RSMath.log(max(jitterRandom.unit(), 1e-12))).squareRoot()
-        let a = 2 * Double.pi * jitterRandom.unit()
-        let p = matcher.project(c)
-        let g = matcher.frame.inverse(LocalPoint(x: p.x + r * RSMath.cos(a), y: p.y + r * RSMath.sin(a)))
+    private mutating func jittered(_ c: GeoCoordinate) -> GeoCoordinate {
+        guard simulation.isJitterEnabled else { return c }
+        let sigma = simulation.jitterSigma
+        let r = sigma * (-2 * RSMath.log(max(simulation.random.unit(), 1e-12))).squareRoot()
+        let a = 2 * Double.pi * simulation.random.unit()
+        let p = project(c)
+        let g = frame.inverse(LocalPoint(x: p.x + r * RSMath.cos(a), y: p.y + r * RSMath.sin(a)))
         return GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude)
     }
+}
+
+/// A navigation session's engine: the state a raw fix touches (`state`, one lock, so each fix is processed whole
+/// and in order), who is told (`listeners`, its own lock) and the simulator's timer. Events produced under the
+/// state lock are delivered after it is released: no listener is called while a lock is held.
+final class NavigationEngine: Sendable {
+    let network: RoadNetwork
+    let router: Router
+    let clock: NavigationClock
+    let listenerQueue: DispatchQueue?
+    /// Routes off the caller's thread; its thread ends with the engine (not Dispatch's pool, which outlives it).
+    let routingQueue = SerialWorker()
+    let state: Mutex<NavigationState>
+    let listeners = Mutex(ListenerRegistry())
+    private let simulationTimer = Mutex<ClockTimer?>(nil)
+
+    init(network: RoadNetwork, router: Router, clock: NavigationClock, listenerQueue: DispatchQueue?,
+         matchOptions: NavigationMatchOptions) throws(RoadSnapError)
+    {
+        self.network = network
+        self.router = router
+        self.clock = clock
+        self.listenerQueue = listenerQueue
+        state = Mutex(try NavigationState(network: network, router: router, clock: clock, matchOptions: matchOptions))
+    }
+
+    /// Runs `body` on the state under its lock, then delivers the events it produced (after the lock).
+    func perform<R: Sendable>(_ body: (inout NavigationState, inout [NavigationEvent]) -> R) -> R {
+        let (result, events) = state.withLock { s -> (R, [NavigationEvent]) in
+            var events: [NavigationEvent] = []
+            swap(&events, &s.spareEvents)
+            let r = body(&s, &events)
+            return (r, events)
+        }
+        if !events.isEmpty { deliver(events) } else if events.capacity > 0 { recycle(events) }
+        return result
+    }
+
+    /// Reads the state under its lock (no mutation: the closure gets the state, not `inout`).
+    func read<R: Sendable>(_ body: (NavigationState) -> R) -> R { state.withLock { body($0) } }
+
+    /// Changes the state under its lock without events (settings).
+    func update<R: Sendable>(_ body: (inout NavigationState) -> R) -> R { state.withLock { body(&$0) } }
+
+    // MARK: Delivery
+
+    /// Gives an event list back emptied (capacity kept) for the next fix.
+    private func recycle(_ events: consuming [NavigationEvent]) {
+        var e = events
+        e.removeAll(keepingCapacity: true)
+        state.withLock { s in if s.spareEvents.capacity == 0 { swap(&s.spareEvents, &e) } }
+    }
+
+    private func deliver(_ events: [NavigationEvent]) {
+        let l = listeners.withLock { $0 }
+        if let listenerQueue {
+            listenerQueue.async { NavigationEngine.dispatch(events, l) }
+        } else {
+            NavigationEngine.dispatch(events, l)
+            recycle(events)
+        }
+    }
+
+    /// Calls the listeners for each event, in order. Each event's payload is read once (not once per listener) and
+    /// the façades are loaded once per delivery.
+    private static func dispatch(_ events: [NavigationEvent], _ l: ListenerRegistry) {
+        let navigator = l.navigatorFacade, provider = l.providerFacade
+        func each(_ body: (NavigatorListener, Navigator) -> Void) {
+            guard let navigator else { return }
+            for k in l.navigator.indices { if let x = l.navigator[k].value { body(x, navigator) } }
+        }
+        for i in events.indices {
+            switch events[i] {
+            case let .location(location):
+                guard let provider else { continue }
+                for k in l.provider.indices { l.provider[k].value?.locationProvider(provider, didUpdate: location) }
+            case let .status(callback, status): callback(status)
+            case let .arrived(w): each { $0.navigator($1, didArriveAt: w) }
+            case .routeChanged: each { $0.navigatorDidChangeRoute($1) }
+            case let .remainingTime(t): each { $0.navigator($1, didUpdateRemainingTime: t) }
+            case let .remainingDistance(d): each { $0.navigator($1, didUpdateRemainingDistance: d) }
+            case let .delay(c): each { $0.navigator($1, didUpdate: c) }
+            case let .lighting(m): each { $0.navigator($1, didChangeSuggestedLightingMode: m) }
+            case let .speeding(p): each { $0.navigator($1, didUpdateSpeedingPercentage: p) }
+            case let .severity(s, p): each { $0.navigator($1, didUpdate: s, speedingPercentage: p) }
+            case let .navInfo(info): each { $0.navigator($1, didUpdate: info) }
+            case let .announcement(a): each { $0.navigator($1, didAnnounce: a) }
+            case let .rerouteOffer(offer): each { $0.navigator($1, didOffer: offer) }
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    /// Routes from the current location to `waypoints` on the routing queue; a newer request cancels this one.
+    func setDestinations(_ waypoints: [Waypoint], options: RoutingOptions,
+                         callback: @escaping @Sendable (RouteStatus) -> Void)
+    {
+        let (generation, origin, feed) = update { s -> (Int, Waypoint?, TrafficFeed?) in
+            s.guidance.requestGeneration += 1
+            guard let fix = s.feed.lastRawFix else {
+                return (s.guidance.requestGeneration, nil, s.environment.trafficFeed)
+            }
+            let moving = (fix.speed ?? 0) >= 2
+            return (s.guidance.requestGeneration,
+                    Waypoint(coordinate: fix.coordinate, preferredHeading: moving ? fix.course : nil,
+                             headingTolerance: 90), s.environment.trafficFeed)
+        }
+        routingQueue.async { [self] in
+            let isCanceled = { self.read { $0.guidance.requestGeneration != generation } }
+            let result = isCanceled() ? RouteResult(status: .canceled)
+                : router.route(RouteRequest(origin: origin, destinations: waypoints, options: options),
+                               traffic: feed, isCanceled: isCanceled)
+            perform { s, events in
+                var status = result.status
+                if s.guidance.requestGeneration != generation { status = .canceled }
+                s.guidance.lastRouteMessage = status == .canceled && result.message.isEmpty
+                    ? "a newer request replaced this one" : result.message
+                if status == .ok, let route = result.route {
+                    s.guidance.routingOptions = options
+                    s.guidance.traveledPath.removeAll()
+                    s.install(route, &events)
+                    if s.guidance.isActive { s.appendNavInfo(&events, force: true) }
+                }
+                events.append(.status(callback, status))
+            }
+        }
+    }
+
+    // MARK: Simulator
+
+    /// Starts (or changes) the simulation and its timer; the first fix is processed now.
+    func startSimulation(_ mode: SimulationMode) {
+        let interval = perform { s, events -> Double in
+            s.simulation.mode = mode
+            s.emitSimulatedFix(&events)
+            return s.simulation.interval
+        }
+        guard simulationTimer.withLock({ $0 == nil }) else { return }
+        let new = clock.schedule(every: interval) { [weak self] in self?.simulatorTick() }
+        let extra = simulationTimer.withLock { t -> ClockTimer? in
+            if t == nil { t = new; return nil }
+            return new  // another start won the race: keep one timer
+        }
+        extra?.cancel()
+    }
+
+    func stopSimulation() {
+        update { $0.simulation.mode = .idle }
+        simulationTimer.withLock { t -> ClockTimer? in
+            let old = t
+            t = nil
+            return old
+        }?.cancel()
+    }
+
+    func simulatorTick() { perform { s, events in s.simulatorTick(&events) } }
 }

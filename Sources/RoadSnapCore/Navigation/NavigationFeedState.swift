@@ -1,18 +1,18 @@
 /// Values of the turn-by-turn feed that need more than the leg tracker: the remaining time at the traffic feed's
 /// speeds, the current speed limit, and the initial state a newly added listener is told.
-extension NavigationEngine {
+extension NavigationState {
     /// Seconds from the leg's start to each segment's start (one more entry for the leg's end) at the traffic
     /// feed's speeds where it covers the road (a segment's time scaled by free-flow / traffic speed, never faster
     /// than free flow), the route's own times elsewhere. Cached per leg until the route or the feed changes.
-    func trafficCumulativeTimes(leg index: Int) -> [Double] {
-        if let cached = trafficTimes[index] { return cached }
-        guard let route, index < route.legs.count else { return [0] }
+    mutating func trafficCumulativeTimes(leg index: Int) -> [Double] {
+        if let cached = environment.trafficTimes[index] { return cached }
+        guard let route = guidance.route, index < route.legs.count else { return [0] }
         let leg = route.legs[index]
         var times: [Double] = [0]
         times.reserveCapacity(leg.segments.count + 1)
         for s in leg.segments {
             var seconds = s.duration
-            if let feed = trafficFeed {
+            if let feed = environment.trafficFeed {
                 let edge = network.edges[s.edge]
                 let free = edge.attributes.speedKmh(forward: s.isForward)
                 if let traffic = feed.speedKmh(for: edge.sourceID), free > 0, traffic > 0 {
@@ -21,14 +21,16 @@ extension NavigationEngine {
             }
             times.append(times[times.count - 1] + seconds)
         }
-        trafficTimes[index] = times
+        environment.trafficTimes[index] = times
         return times
     }
 
-    /// Seconds to the end of the current leg: the tracker's (free-flow) time, or at traffic speeds with a feed.
-    func remainingTime(_ t: LegTracker) -> Double {
-        guard trafficFeed != nil else { return t.remainingTime }
-        let times = trafficCumulativeTimes(leg: legIndex)
+    /// Seconds to the end of the current leg: the tracker's (free-flow) time, or at traffic speeds with a feed
+    /// (the maximum value without a route).
+    mutating func remainingTime() -> Double {
+        guard let t = guidance.tracker else { return .greatestFiniteMagnitude }
+        guard environment.trafficFeed != nil else { return t.remainingTime }
+        let times = trafficCumulativeTimes(leg: guidance.legIndex)
         guard times.count == t.leg.segments.count + 1, let total = times.last else { return t.remainingTime }
         guard let p = t.position, p.segment < t.leg.segments.count else { return total }
         let duration = t.leg.segments[p.segment].duration
@@ -38,18 +40,22 @@ extension NavigationEngine {
     }
 
     /// The speed limit in km/h of the road the last location is on, in its direction of travel (nil untagged).
-    func currentSpeedLimitKmh() -> Double? {
-        guard let l = lastLocation, let e = l.edge else { return nil }
-        let a = network.edges[e].attributes
-        return l.isForward ? a.maxspeedForward : (a.maxspeedBackward ?? a.maxspeedForward)
+    mutating func currentSpeedLimitKmh() -> Double? {
+        guard let l = feed.lastLocation, let e = l.edge else { return nil }
+        let r = alerts.roadValues(e, network: network)
+        return l.isForward ? r.forwardKmh : r.backwardKmh
     }
+}
 
+extension NavigationEngine {
     /// Tells a newly added listener the lighting mode and delay category already reported to the others (a
     /// display added mid-drive learns the state without waiting for a change).
     func introduce(_ listener: NavigatorListener) {
-        let (lighting, delay, facade) = read {
-            (lightingReported ? suggestedLightingMode : nil, delayReported ? delayCategory : nil, navigatorFacade)
+        let (lighting, delay) = read { s in
+            (s.environment.lightingReported ? s.environment.lightingMode : nil,
+             s.environment.delayReported ? s.environment.delayCategory : nil)
         }
+        let facade = listeners.withLock { $0.navigatorFacade }
         guard let navigator = facade, lighting != nil || delay != nil else { return }
         let box = UncheckedBox(listener)
         let work = { @Sendable in

@@ -23,20 +23,20 @@ public final class NavigationSession: Sendable {
         navigator = Navigator(engine: engine)
         roadSnappedLocationProvider = RoadSnappedLocationProvider(engine: engine)
         locationSimulator = LocationSimulator(engine: engine)
-        engine.navigatorFacade = navigator
-        engine.providerFacade = roadSnappedLocationProvider
+        engine.listeners.withLock { [navigator, roadSnappedLocationProvider] in
+            $0.navigatorFacade = navigator
+            $0.providerFacade = roadSnappedLocationProvider
+        }
     }
 
-    deinit { engine.read { engine.stopSimulation() } }
+    deinit { engine.stopSimulation() }
 
     /// Whether the session processes fixes (default true). Stopping also stops the simulator.
     public var isStarted: Bool {
-        get { engine.read { engine.isStarted } }
+        get { engine.read { $0.feed.isStarted } }
         set {
-            engine.read {
-                engine.isStarted = newValue
-                if !newValue { engine.stopSimulation() }
-            }
+            engine.update { $0.feed.isStarted = newValue }
+            if !newValue { engine.stopSimulation() }
         }
     }
 

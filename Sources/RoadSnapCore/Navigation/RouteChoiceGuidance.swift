@@ -54,10 +54,10 @@ struct RerouteOfferState {
     var pending: RerouteOffer?
 }
 
-extension NavigationEngine {
+extension NavigationState {
     /// Traffic ETA (seconds) from the current position to the final destination on the current route.
     func remainingTrafficTime(_ feed: TrafficFeed) -> Double? {
-        guard let route, let t = tracker else { return nil }
+        guard let route = guidance.route, let t = guidance.tracker else { return nil }
         let along = t.position?.distanceAlong ?? 0
         var total = 0.0
         for s in t.leg.segments[(t.position?.segment ?? 0)...] {
@@ -69,40 +69,45 @@ extension NavigationEngine {
             total += (s.duration - free) * length / s.distance
                 + feed.seconds(edge, length: length, forward: s.isForward)
         }
-        let later = Route(legs: Array(route.legs.dropFirst(legIndex + 1)), drivingSide: route.drivingSide)
+        let later = Route(legs: Array(route.legs.dropFirst(guidance.legIndex + 1)), drivingSide: route.drivingSide)
         return total + later.duration(traffic: feed, network: network)
     }
 
     /// Every `checkIntervalSeconds` while guiding under a traffic feed: routes from the fix with traffic costs
     /// and offers the result when its traffic ETA beats the current route's by the minimum saving (lock held;
     /// routing runs inline, like rerouting, so replays stay deterministic).
-    func offerFasterRoute(time: Double, fix: Fix, location: RoadSnappedLocation, _ events: inout [NavigationEvent]) {
-        guard let feed = trafficFeed, let route, navState == .enroute, !arrivedAtCurrentLeg else { return }
-        if let at = offers.checkedAt, time - at < offerOptions.checkIntervalSeconds { return }
-        offers.checkedAt = time
+    mutating func offerFasterRoute(time: Double, fix: Fix, location: RoadSnappedLocation,
+                                   _ events: inout [NavigationEvent])
+    {
+        guard let feed = environment.trafficFeed, let route = guidance.route, guidance.navState == .enroute,
+              !guidance.arrivedAtCurrentLeg
+        else { return }
+        let options = guidance.offerOptions
+        if let at = guidance.offers.checkedAt, time - at < options.checkIntervalSeconds { return }
+        guidance.offers.checkedAt = time
         guard let current = remainingTrafficTime(feed) else { return }
         let moving = (fix.speed ?? 0) >= 2
         let heading: Double? = moving ? (fix.course ?? (location.course >= 0 ? location.course : nil)) : nil
         let origin = Waypoint(coordinate: fix.coordinate, preferredHeading: heading, headingTolerance: 90)
-        let destinations = route.legs[legIndex...].map(\.destination)
-        let result = router.route(RouteRequest(origin: origin, destinations: destinations, options: routingOptions),
-                                  traffic: feed)
+        let destinations = route.legs[guidance.legIndex...].map(\.destination)
+        let result = router.route(RouteRequest(origin: origin, destinations: destinations,
+                                               options: guidance.routingOptions), traffic: feed)
         guard let candidate = result.route else { return }
         let offered = candidate.duration(traffic: feed, network: network)
-        guard offered <= current * (1 - offerOptions.minimumSavingPercent / 100) else { return }
+        guard offered <= current * (1 - options.minimumSavingPercent / 100) else { return }
         let offer = RerouteOffer(route: candidate, currentETA: current, offeredETA: offered, time: time)
-        offers.pending = offer
+        guidance.offers.pending = offer
         events.append(.rerouteOffer(offer))
     }
 
     /// Makes a route chosen by the caller (an alternative, an accepted offer) the current one (lock held).
-    func installChosen(_ chosen: Route, options: RoutingOptions?, _ events: inout [NavigationEvent]) {
-        requestGeneration += 1  // a pending setDestinations must not replace the chosen route
-        if let options { routingOptions = options }
-        offers = RerouteOfferState(checkedAt: lastRawFix?.time, pending: nil)
+    mutating func installChosen(_ chosen: Route, options: RoutingOptions?, _ events: inout [NavigationEvent]) {
+        guidance.requestGeneration += 1  // a pending setDestinations must not replace the chosen route
+        if let options { guidance.routingOptions = options }
+        guidance.offers = RerouteOfferState(checkedAt: feed.lastRawFix?.time, pending: nil)
         install(chosen, &events)
-        if isGuidanceActive {
-            navState = .enroute
+        if guidance.isActive {
+            guidance.navState = .enroute
             appendNavInfo(&events, force: true)
         }
     }
@@ -115,26 +120,26 @@ extension Navigator {
     /// route that is not a connected route of this navigator's map (made by a router on another map).
     public func setRoute(_ route: Route, routingOptions: RoutingOptions? = nil) throws(RoadSnapError) {
         try route.check(on: engine.network)
-        engine.perform { engine.installChosen(route, options: routingOptions, &$0) }
+        engine.perform { $0.installChosen(route, options: routingOptions, &$1) }
     }
 
     /// Switches to the last offered faster route; false when there is no offer pending.
     @discardableResult
     public func acceptRerouteOffer() -> Bool {
-        engine.perform { events in
-            guard let offer = engine.offers.pending else { return false }
-            engine.installChosen(offer.route, options: nil, &events)
+        engine.perform { s, events in
+            guard let offer = s.guidance.offers.pending else { return false }
+            s.installChosen(offer.route, options: nil, &events)
             return true
         }
     }
 
     /// The faster route offered last and not yet accepted or superseded by a route change, if any.
-    public var pendingRerouteOffer: RerouteOffer? { engine.read { engine.offers.pending } }
+    public var pendingRerouteOffer: RerouteOffer? { engine.read { $0.guidance.offers.pending } }
 
     /// When to look for, and offer, a faster route under traffic.
     public var rerouteOfferOptions: RerouteOfferOptions {
-        get { engine.read { engine.offerOptions } }
-        set { engine.read { engine.offerOptions = newValue } }
+        get { engine.read { $0.guidance.offerOptions } }
+        set { engine.update { $0.guidance.offerOptions = newValue } }
     }
 }
 

@@ -1,0 +1,140 @@
+import Dispatch
+@testable import RoadSnapCore
+import RoadSnapFormats
+import Testing
+
+/// Rerouting on the real Bellevue map with the recorded Newson & Krumm drive (issue 18's missing tests): driving the
+/// route's road the wrong way, and a reroute that finds no route being tried again later.
+@Suite(.serialized) struct NavigationRerouteTests {
+    static func drive() throws -> [Fix] { try TrackReader.read(path: TestData.bellevueDrive).fixes }
+
+    /// The recorded drive between fixes 220 and 260 (a two-way arterial) played backwards at 1 Hz, guided along the
+    /// route the driver really took there: every fix is on the route's road, in the opposite direction. After
+    /// `wrongCourseFixes` (4) such fixes the navigator reroutes, with rerouting -> route changed -> enroute, and the
+    /// new route starts in the driving direction (the driver keeps going and is not rerouted again).
+    @Test func drivingTheRouteTheWrongWayReroutesInTheDrivingDirection() throws {
+        let fixes = try Self.drive()
+        let a = 220, b = 260
+        let router = try NavigationFixtures.router(TestData.bellevueMap)
+        let planned = router.route(RouteRequest(origin: Waypoint(coordinate: fixes[a - 20].coordinate),
+                                                destinations: [Waypoint(coordinate: fixes[b + 20].coordinate)]))
+        let route = try #require(planned.route)
+        let leg = route.legs[0]
+        let start = fixes[a].time ?? 0
+        // Backwards in space, forwards in time; speeds are derived from consecutive fixes (the CSV has none).
+        let reversed = fixes[a...b].reversed().enumerated().map { i, f -> Fix in
+            var g = f
+            g.time = start + Double(i)
+            return g
+        }
+        let h = try Harness(map: TestData.bellevueMap, start: start)
+        let provider = h.session.roadSnappedLocationProvider, nav = h.session.navigator
+        for f in reversed.prefix(3) { provider.updateLocation(with: f) }
+        try nav.setRoute(route)
+        nav.isGuidanceActive = true
+        #expect(nav.guidanceOptions.wrongCourseFixes == 4)
+        var rerouteFix: Int?
+        for (i, f) in reversed.enumerated().dropFirst(3) {
+            provider.updateLocation(with: f)
+            if rerouteFix == nil, h.onQueue({ h.recorder.events.contains(.navInfo(.rerouting, false)) }) { rerouteFix = i }
+        }
+        // Rerouted on the 4th guided fix, each of them on the route's road driven against it (wrong course, not off
+        // the route: the fixes are metres from the route's road).
+        #expect(rerouteFix == 6)
+        let routeArcs = Set(leg.segments.map(\.arc)), routeEdges = Set(leg.segments.map(\.edge))
+        h.onQueue {
+            let guided = h.recorder.locations[3...6]
+            #expect(guided.allSatisfy { l in
+                guard let e = l.edge else { return false }
+                return routeEdges.contains(e) && !routeArcs.contains(RoadGraph.arc(edge: e, forward: l.isForward))
+            })
+            #expect(guided.allSatisfy { $0.distanceFromFix < 15 })
+            // The events: rerouting (keeping the last known distance), the route change, then enroute on the new
+            // route; one reroute only, no further rerouting while the driver keeps going the same way (34 fixes).
+            let e = h.recorder.events.filter { if case .navInfo = $0 { return true }; return $0 == .routeChanged }
+            let k = e.firstIndex(of: .navInfo(.rerouting, false))
+            #expect(k != nil)
+            if let k {
+                #expect(e[(k + 1)...].first == .routeChanged)
+                #expect(e[(k + 1)...].dropFirst().first == .navInfo(.enroute, true))
+            }
+            #expect(h.recorder.count(.navInfo(.rerouting, false)) == 1)
+            #expect(h.recorder.count(.routeChanged) == 2)  // setRoute, then the one reroute
+            let reroutingInfo = h.recorder.navInfos.first { $0.navState == .rerouting }
+            #expect((reroutingInfo?.distanceToNextDestinationMeters ?? 0) > 0)
+        }
+        // The new route leaves in the driving direction: it starts on the road the driver was matched to at the
+        // reroute, running the same way (it may come back along that road after turning round further on).
+        let last = try #require(h.onQueue { h.recorder.locations[6] })
+        let edge = try #require(last.edge)
+        let newLeg = try #require(nav.currentRouteLeg)
+        #expect(newLeg.segments.first?.edge == edge)
+        #expect(newLeg.segments.first?.isForward == last.isForward)
+        #expect(nav.navState == .enroute)
+        #expect(nav.lastRouteMessage.isEmpty)
+    }
+
+    /// A receiver outage during which the car leaves the map's coverage: it reappears 3 km north of the extract
+    /// (no road within the router's 500 m), is off the route for 3 fixes, and the reroute finds no route. It is
+    /// tried again `rerouteRetrySeconds` later (100 s here), not on every fix: no further events while it fails or
+    /// waits, not even once the car is back on the map's roads, until the retry is due; then it succeeds with
+    /// route changed -> enroute.
+    @Test func aFailedRerouteIsRetriedLaterThenSucceeds() throws {
+        let fixes = try Self.drive()
+        let t0 = fixes[0].time ?? 0
+        let h = try Harness(map: TestData.bellevueMap, start: t0)
+        let provider = h.session.roadSnappedLocationProvider, nav = h.session.navigator
+        for f in fixes[0...10] { provider.updateLocation(with: f) }
+        #expect(h.setDestinations([waypoint(47.5700, -122.1300, "South")]) == .ok)
+        var options = nav.guidanceOptions
+        options.rerouteRetrySeconds = 100
+        nav.guidanceOptions = options
+        nav.isGuidanceActive = true
+        for f in fixes[11...40] { provider.updateLocation(with: f) }
+        // (The recorded driver does not follow the route to "South": a reroute or two happen here already.)
+        let before = h.onQueue { h.recorder.count(.routeChanged) }
+        let reroutesBefore = h.onQueue { h.recorder.count(.navInfo(.rerouting, false)) }
+        #expect(nav.navState == .enroute)
+
+        // 120 s without fixes, then 30 fixes 3 km north of the extract, westwards at 15 m/s.
+        let offStart = (fixes[40].time ?? 0) + 120
+        let north = fixes[40].coordinate
+        let offMap = (1...30).map { k -> Fix in
+            Fix(coordinate: GeoCoordinate(uncheckedLatitude: north.latitude + 0.027,
+                                          longitude: north.longitude - 0.0002 * Double(k)),
+                time: offStart + Double(k), course: 270, speed: 15, horizontalAccuracy: 5)
+        }
+        for f in offMap { provider.updateLocation(with: f) }
+        #expect(nav.navState == .rerouting)
+        #expect(!nav.lastRouteMessage.isEmpty)
+        // The failed attempt was on the 3rd off-map fix: the retry is due 100 s later.
+        let due = offStart + 3 + 100
+        // Another 60 s outage, then the car is back on the recorded drive (fix 41 on), before the retry is due.
+        let backStart = offStart + 30 + 60
+        let back = fixes[41...200].enumerated().map { i, f -> Fix in
+            var g = f
+            g.time = backStart + Double(i)
+            return g
+        }
+        var changedAt: Double?
+        for f in back {
+            provider.updateLocation(with: f)
+            if changedAt == nil, h.onQueue({ h.recorder.count(.routeChanged) }) > before { changedAt = f.time }
+        }
+        #expect(changedAt == due)
+        h.onQueue {
+            // One rerouting state for the whole episode: no storm of events while failing or waiting.
+            #expect(h.recorder.count(.navInfo(.rerouting, false)) == reroutesBefore + 1)
+            let e = h.recorder.events.filter { if case .navInfo = $0 { return true }; return $0 == .routeChanged }
+            let k = e.lastIndex(of: .navInfo(.rerouting, false))
+            #expect(k != nil)
+            if let k {
+                // Nothing but the route change follows the rerouting state until the retry succeeds.
+                #expect(e[(k + 1)...].first == .routeChanged)
+                #expect(e[(k + 1)...].dropFirst().first == .navInfo(.enroute, true))
+            }
+        }
+        #expect(nav.lastRouteMessage.isEmpty)
+        #expect(nav.currentRouteLeg?.destination.title == "South")
+    }
+}
