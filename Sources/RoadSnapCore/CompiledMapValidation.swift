@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Value checks of a compiled map's sections (issue 16). Checksums catch accidental damage, not a file crafted to
 /// pass them: every stored value that is later used as an index or a length (node, edge, arc, segment, vertex, link,
 /// string and attribute numbers; the start tables of grouped lists; the cell cache) is checked here against the
@@ -194,7 +192,7 @@ struct CompiledMapValidator {
 /// Work run once, on first need, by whichever thread asks first (the others wait for it); a failure is not
 /// remembered, so every later call runs it again and throws again.
 final class DeferredCheck: Sendable {
-    private let done = Mutex(false)
+    private let done = Locked(false)
     private let work: @Sendable () throws(RoadSnapError) -> Void
 
     init(_ work: @escaping @Sendable () throws(RoadSnapError) -> Void) { self.work = work }
