@@ -134,6 +134,49 @@ static void rsc_err(char *err, size_t errlen, const char *msg) {
     if (err && errlen) snprintf(err, errlen, "%s", msg);
 }
 
+/* Visits the cells whose window (cell grown by `r` on every side) segment `g` crosses. Pass 1 (`items` NULL): counts
+ * into `fill[c]`. Pass 2: writes `item` at `items[fill[c]++]`. Rows of cells spanned by the segment's y-range are
+ * clipped to the row's window; the x-range found spans whole cells. Conservative by one cell at the ends (a superset
+ * of the cells within `r` is harmless: queries filter by distance). Returns RSC_OK or RSC_ENOMEM on count overflow. */
+static int rsc_raster_segment(const rsc_index *ix, const rsc_seg *g, double r, uint32_t *fill, int32_t *items,
+                              int32_t item) {
+    double cell = ix->cell, gx0 = ix->gx0, gy0 = ix->gy0;
+    double dx = g->bx - g->ax, dy = g->by - g->ay;
+    double ylo = fmin(g->ay, g->by), yhi = fmax(g->ay, g->by);
+    double fy0 = floor((ylo - r - gy0) / cell) - 1, fy1 = floor((yhi + r - gy0) / cell) + 1;
+    size_t cy0 = fy0 < 0 ? 0 : (size_t)fy0;
+    size_t cy1 = fy1 >= (double)ix->ny ? ix->ny - 1 : (fy1 < 0 ? 0 : (size_t)fy1);
+    double margin = 1e-6 * cell;
+    for (size_t cy = cy0; cy <= cy1; cy++) {
+        double wy0 = gy0 + (double)cy * cell - r - margin, wy1 = gy0 + (double)(cy + 1) * cell + r + margin;
+        double t0 = 0, t1 = 1;
+        if (fabs(dy) > 0) {
+            double a = (wy0 - g->ay) / dy, b = (wy1 - g->ay) / dy;
+            if (a > b) { double t = a; a = b; b = t; }
+            t0 = fmax(0, a); t1 = fmin(1, b);
+            if (t0 > t1) continue;
+        } else if (g->ay < wy0 || g->ay > wy1) {
+            continue;
+        }
+        double xa = g->ax + dx * t0, xb = g->ax + dx * t1;
+        double xlo = fmin(xa, xb) - r - margin, xhi = fmax(xa, xb) + r + margin;
+        double fx0 = floor((xlo - gx0) / cell) - 1, fx1 = floor((xhi - gx0) / cell) + 1;
+        if (fx1 < 0 || fx0 >= (double)ix->nx) continue;
+        size_t cx0 = fx0 < 0 ? 0 : (size_t)fx0;
+        size_t cx1 = fx1 >= (double)ix->nx ? ix->nx - 1 : (size_t)fx1;
+        for (size_t cx = cx0; cx <= cx1; cx++) {
+            /* Exact test of the cell's window against the clipped piece's x-range. */
+            double x0 = gx0 + (double)cx * cell;
+            if (x0 + cell + r + margin < fmin(xa, xb) || x0 - r - margin > fmax(xa, xb)) continue;
+            size_t c = cy * ix->nx + cx;
+            if (items) items[fill[c]++] = item;
+            else if (fill[c] == UINT32_MAX) return RSC_ENOMEM;
+            else fill[c]++;
+        }
+    }
+    return RSC_OK;
+}
+
 rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx, const double *by,
                             const int32_t *edge, const double *offset, size_t n, const int8_t *edge_direction,
                             size_t edge_count, double cache_radius, char *err, size_t errlen) {
@@ -234,33 +277,41 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
     ix->nx = (size_t)ceil(w / cell); if (ix->nx == 0) ix->nx = 1;
     ix->ny = (size_t)ceil(h / cell); if (ix->ny == 0) ix->ny = 1;
     size_t cells = ix->nx * ix->ny;
-    ix->cell_start = malloc((cells + 1) * sizeof(uint32_t));
-    size_t items_cap = n * 4 + 64, items_n = 0;
-    ix->cell_items = malloc(items_cap * sizeof(int32_t));
-    rsc_hitlist hl = {0};
-    if (!ix->cell_start || !ix->cell_items) { rsc_index_destroy(ix); rsc_err(err, errlen, "out of memory"); return NULL; }
-    for (size_t cy = 0; cy < ix->ny; cy++) {
-        for (size_t cx = 0; cx < ix->nx; cx++) {
-            size_t c = cy * ix->nx + cx;
-            ix->cell_start[c] = (uint32_t)items_n;
-            double x0 = gx0 + cx * cell, y0 = gy0 + cy * cell;
-            hl.count = 0;
-            if (rsc_tree_query(G, ix->ctx, ix->tree, x0 - cache_radius, y0 - cache_radius, x0 + cell + cache_radius,
-                               y0 + cell + cache_radius, &hl) != RSC_OK) {
-                free(hl.items); rsc_index_destroy(ix); rsc_err(err, errlen, "GEOS STRtree query failed"); return NULL;
+    /* Each segment goes into the cells whose window (the cell grown by the cache radius on every side) it crosses:
+     * found by walking the rows of cells its y-range spans and clipping it to each row, so a long diagonal road costs
+     * cells along it, not the area of its envelope (a grid-wide STRtree query per cell did, up to 4 M queries).
+     * Two passes over the segments (count, then fill in segment order: each cell's items come out ascending). */
+    ix->cell_start = calloc(cells + 1, sizeof(uint32_t));
+    uint32_t *fill = ix->cell_start; /* counts, then each cell's write cursor, then shifted into the start table */
+    if (!ix->cell_start) { rsc_index_destroy(ix); rsc_err(err, errlen, "out of memory"); return NULL; }
+    size_t sum = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < n; i++) {
+            if (rsc_raster_segment(ix, &ix->seg[i], cache_radius, fill, pass ? ix->cell_items : NULL, (int32_t)i) != RSC_OK) {
+                rsc_index_destroy(ix); rsc_err(err, errlen, "cell cache too large"); return NULL;
             }
-            if (hl.count == 0) continue;
-            qsort(hl.items, hl.count, sizeof(int32_t), rsc_cmp_i32);
-            if (items_n + hl.count > items_cap || items_n + hl.count > UINT32_MAX) {
-                while (items_n + hl.count > items_cap) items_cap *= 2;
-                int32_t *grown = items_n + hl.count > UINT32_MAX ? NULL : realloc(ix->cell_items, items_cap * sizeof(int32_t));
-                if (!grown) { free(hl.items); rsc_index_destroy(ix); rsc_err(err, errlen, "cell cache too large"); return NULL; }
-                ix->cell_items = grown;
-            }
-            memcpy(ix->cell_items + items_n, hl.items, hl.count * sizeof(int32_t));
-            items_n += hl.count;
-            ix->nonempty_cells++;
         }
+        if (pass == 0) {
+            for (size_t c = 0; c < cells; c++) {
+                uint32_t k = fill[c];
+                if (sum + k > UINT32_MAX) { rsc_index_destroy(ix); rsc_err(err, errlen, "cell cache too large"); return NULL; }
+                fill[c] = (uint32_t)sum;
+                sum += k;
+                if (k) ix->nonempty_cells++;
+            }
+            ix->cell_items = malloc((sum ? sum : 1) * sizeof(int32_t));
+            if (!ix->cell_items) { rsc_index_destroy(ix); rsc_err(err, errlen, "out of memory"); return NULL; }
+        }
+    }
+    /* Each cursor now points at the next cell's start: shift by one. */
+    memmove(ix->cell_start + 1, ix->cell_start, cells * sizeof(uint32_t));
+    ix->cell_start[0] = 0;
+    ix->cell_start[cells] = (uint32_t)sum;
+    size_t items_n = ix->cell_start[cells];
+    /* Query the tree once before it is shared: GEOS builds it lazily on the first query. */
+    rsc_hitlist hl = {0};
+    if (rsc_tree_query(G, ix->ctx, ix->tree, gx0, gy0, gx0 + cell, gy0 + cell, &hl) != RSC_OK) {
+        free(hl.items); rsc_index_destroy(ix); rsc_err(err, errlen, "GEOS STRtree query failed"); return NULL;
     }
     ix->cell_start[cells] = (uint32_t)items_n;
     ix->cell_item_count = items_n;

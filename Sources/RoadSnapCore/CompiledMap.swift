@@ -197,6 +197,16 @@ public enum CompiledMap {
         }
         func d(_ k: D) -> Double { doubles[k.rawValue] }
         func i(_ k: I) -> Int { Int(ints[k.rawValue]) }
+        // Counts are used in arithmetic and as C sizes below: each fits an Int32, the cell grid too.
+        for k in I.allCases where !(0...Int64(Int32.max)).contains(ints[k.rawValue]) {
+            throw bad("compiled map section ints (2) holds \(k) = \(ints[k.rawValue]), outside 0...\(Int32.max)")
+        }
+        guard i(.nx) >= 1, i(.ny) >= 1, i(.nx) * i(.ny) < Int(Int32.max), i(.nonemptyCells) <= i(.nx) * i(.ny),
+              i(.segmentCount) >= 1, i(.segmentCount) < Int(Int32.max) / 4
+        else {
+            throw bad("compiled map section ints (2) holds an impossible segment index (\(i(.segmentCount)) segments, "
+                + "\(i(.nx)) x \(i(.ny)) cells, \(i(.nonemptyCells)) non-empty)")
+        }
         let nodes: MappedArray<GeoCoordinate> = try a(.nodes)
         let records: MappedArray<EdgeRecord> = try a(.edges)
         let shape: MappedArray<GeoCoordinate> = try a(.shape)
@@ -247,11 +257,32 @@ public enum CompiledMap {
         view.bearing = bearing.baseAddress; view.edge = segEdge.baseAddress; view.orig = orig.baseAddress
         view.edge_direction = direction.baseAddress; view.cell_start = cellStart.baseAddress
         view.cell_items = cellItems.baseAddress
+        // Values used as indices or lengths are checked against the counts (checksums do not stop a crafted file):
+        // now, or for a lazily verified map once, after the deferred checksums, before the first query context.
+        let validator = CompiledMapValidator(path: name)
+        let exitsCopy = exits, shapeCount = shape.count
+        let attributes = store.attributeRecords, restrictionRecords = restrictions.records
+        let validate = { @Sendable () throws(RoadSnapError) in
+            try validator.network(nodes: nodes.count, records: records, shape: shapeCount, attributes: attributes,
+                                  strings: strings, restrictions: restrictionRecords, exits: exitsCopy, graph: graph)
+            try validator.index(segmentCount: n, edges: records.count, vertices: segments, length: length,
+                                offset: offset, bearing: bearing, segmentEdge: segEdge, orig: orig,
+                                direction: direction, cellStart: cellStart, cellItems: cellItems)
+        }
+        let deferredCheck: DeferredCheck?
+        if lazy {
+            let pending = deferred
+            deferredCheck = DeferredCheck { () throws(RoadSnapError) in
+                for id in pending { try file.verify(id) }
+                try validate()
+            }
+        } else {
+            try validate()
+            deferredCheck = nil
+        }
         let index: SegmentIndex
-        let pending = deferred
-        let verifier: (@Sendable () throws(RoadSnapError) -> Void)? = lazy ? { @Sendable () throws(RoadSnapError) in
-            for id in pending { try file.verify(id) }
-        } : nil
+        var verifier: (@Sendable () throws(RoadSnapError) -> Void)? = nil
+        if let deferredCheck { verifier = deferredCheck.run }
         do { index = try SegmentIndex(borrowing: view, owner: memory, verifier: verifier) } catch {
             throw bad("compiled map segment index is inconsistent: \(error)")
         }
@@ -264,7 +295,7 @@ public enum CompiledMap {
         return RoadNetwork(nodes: nodes, nodeKeys: nodeKeys, exitNumbers: exits, edges: edges, shape: shape,
                            localShape: localShape, turnRestrictions: restrictions, bounds: bounds,
                            frameCenter: center, graph: graph, index: index, sourceName: name, strings: strings,
-                           compiled: file, deferredSections: deferred)
+                           compiled: file, deferredCheck: deferredCheck)
     }
 
     /// The source map a compiled network was made from: its path as given to `compile`, and its size and hash then.
@@ -336,7 +367,9 @@ public enum CompiledMap {
             guard t.arcCost.count == arcs, t.turnStart.count == arcs + 1, t.reverseStart.count == arcs + 1,
                   t.turnTarget.count == Int(t.turnStart[arcs]), t.turnCost.count == t.turnTarget.count,
                   t.reverseSource.count == t.turnTarget.count, t.reverseCost.count == t.turnTarget.count,
-                  Int(ints[I.turnNodes.rawValue]) == arcs, arrays[0].count == arcs + 1, arrays[4].count == arcs + 1
+                  Int(ints[I.turnNodes.rawValue]) == arcs, arrays[0].count == arcs + 1, arrays[4].count == arcs + 1,
+                  CompiledMapValidator.routing(arcs: arcs, turnGraph: t, hierarchy: arrays,
+                                               shortcuts: Int(ints[I.shortcuts.rawValue]))
             else { return nil }
             let ch = ContractionHierarchy(nodeCount: arcs, shortcutCount: Int(ints[I.shortcuts.rawValue]),
                                           coreSize: Int(ints[I.coreSize.rawValue]),

@@ -137,8 +137,8 @@ public final class RoadNetwork: Sendable {
     let strings: StringTable
     /// The compiled map this network was opened from (its routing sections are read by `Router`), if any.
     let compiled: CompiledMapFile?
-    /// Sections of a lazily verified compiled map still to be checksummed before first use.
-    let deferredSections: [UInt32]
+    /// A lazily verified compiled map's checksums and value checks, run once before first use.
+    let deferredCheck: DeferredCheck?
 
     /// Default largest search radius served from the index's cell cache, metres.
     public static let defaultIndexCacheRadius = 50.0
@@ -147,9 +147,9 @@ public final class RoadNetwork: Sendable {
          shape: MappedArray<GeoCoordinate>, localShape: MappedArray<LocalPoint>,
          turnRestrictions: TurnRestrictionTable, bounds: GeoBoundingBox, frameCenter: GeoCoordinate, graph: RoadGraph,
          index: SegmentIndex, sourceName: String, strings: StringTable, compiled: CompiledMapFile?,
-         deferredSections: [UInt32] = [])
+         deferredCheck: DeferredCheck? = nil)
     {
-        self.deferredSections = deferredSections
+        self.deferredCheck = deferredCheck
         self.nodes = nodes; self.nodeKeys = nodeKeys; self.exitNumbers = exitNumbers; self.edges = edges
         self.shape = shape; self.localShape = localShape; self.turnRestrictions = turnRestrictions
         self.bounds = bounds; self.frameCenter = frameCenter; self.graph = graph; self.index = index
@@ -316,13 +316,13 @@ public final class RoadNetwork: Sendable {
                   index: index, sourceName: sourceName, strings: table, compiled: nil)
     }
 
-    /// Verifies the checksums of a compiled map opened with lazy verification (once; later calls return at once).
+    /// Verifies the checksums of a compiled map opened with lazy verification and checks its stored indices against
+    /// its counts (once; later calls return at once).
     /// Query contexts (`SegmentQuery`, hence snappers, matchers, routers and navigators) and `MatchGraph` call it
     /// before reading the network; call it before reading the network's arrays directly after a lazy open.
     /// No-op for other networks. Throws `invalidMap` naming the damaged section.
     public func verifyStorage() throws(RoadSnapError) {
-        guard let compiled else { return }
-        for id in deferredSections { try compiled.verify(id) }
+        try deferredCheck?.run()
     }
 
     /// A new PROJ frame of this network (one per thread).

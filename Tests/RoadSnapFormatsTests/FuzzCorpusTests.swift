@@ -75,3 +75,37 @@ import Testing
         }
     }
 }
+
+/// The `geojson-network` target timed out (issue 16) on roads 150 km and 2,700 km long: the index's cell cache ran
+/// one STRtree query per cell of the whole grid (2.8 M cells here, nearly all empty; 2.25 s in a debug build, far
+/// more under ASan). Cells are now filled along each segment (cost: the cells near roads): the cache still answers
+/// every query exactly as the brute-force search does, on and beside the long roads.
+@Suite struct LongRoadIndexTests {
+    @Test func aLongDiagonalRoadFillsOnlyTheCellsAlongIt() throws {
+        let path = FuzzCorpusTests.corpus + "/geojson-network/timeout-150km-and-2700km-roads-e57576f3.geojson"
+        let network = try GeoJSONNetworkReader.read(bytes: try FileIO.read(path: path), name: path)
+        let index = network.index, query = try SegmentQuery(index: index)
+        // 2,850 km of road, cells of a few hundred metres grown by the 50 m cache radius on each side: each road
+        // crosses at most ~3 cells per cell length it covers; the grid has millions of cells.
+        let roadKm = network.edges.reduce(0) { $0 + $1.length } / 1000
+        #expect(roadKm > 2800)
+        #expect(index.cachedCellCount > 0 && index.cachedCellCount < 60_000, "\(index.cachedCellCount) cells")
+        var checked = 0
+        for e in network.edges.indices {
+            let g = Array(network.localGeometry(ofEdge: e))
+            for (a, b) in zip(g, g.dropFirst()) {
+                for (t, dx) in zip(stride(from: 0.0, through: 1, by: 0.01), [-30.0, 0, 45, 20, -48].cycled(101)) {
+                    let q = LocalPoint(x: a.x + (b.x - a.x) * t + dx, y: a.y + (b.y - a.y) * t - dx)
+                    #expect(query.candidates(near: q, radius: 50) == query.candidates(near: q, radius: 50, method: .bruteForce))
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 1000)
+    }
+}
+
+private extension Array {
+    /// The elements repeated until `count` long.
+    func cycled(_ count: Int) -> [Element] { (0..<count).map { self[$0 % self.count] } }
+}

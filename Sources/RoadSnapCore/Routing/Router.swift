@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The shortest-path algorithm a router uses.
 public enum RoutingAlgorithm: String, Hashable, Sendable {
     /// Contraction hierarchy on the turn-aware graph: preprocessing once per avoid combination, fast queries.
@@ -21,9 +19,10 @@ public final class Router: Sendable {
     let geometry: ArcGeometry
     /// Why the network's storage cannot be used (a lazily verified compiled map that failed its checksums), if so.
     let storageError: RoadSnapError?
-    private let profiles = Mutex<[Int: PreparedProfile]>([:])
-    private let snappers = Mutex<[SnapperBox]>([])
-    let spaces = Mutex<[SearchSpace]>([])
+    // `Locked`, not `Mutex`: routers are shared between threads and ThreadSanitizer cannot see `Mutex` (issue 16).
+    private let profiles = Locked<[Int: PreparedProfile]>([:])
+    private let snappers = Locked<[SnapperBox]>([])
+    let spaces = Locked<[SearchSpace]>([])
 
     public convenience init(network: RoadNetwork, algorithm: RoutingAlgorithm = .contractionHierarchy,
                             drivingSide: DrivingSide? = nil, waypointRadius: Double = 500,
