@@ -69,7 +69,7 @@ import Testing
                 for e in n.edges.prefix(64) { _ = e.sourceID.description; _ = e.attributes.name }
                 do {
                     let s = try Snapper(network: n)
-                    _ = s.snap(Fix(coordinate: n.geometry(ofEdge: 0)[0]), radius: 100)
+                    _ = try s.snap(Fix(coordinate: n.geometry(ofEdge: 0)[0]), radius: 100)
                     _ = try MapMatcher(network: n)
                     _ = Router(network: n).route(RouteRequest(waypoints: [
                         Waypoint(coordinate: n.nodes[0]), Waypoint(coordinate: n.nodes[n.nodes.count - 1])]))

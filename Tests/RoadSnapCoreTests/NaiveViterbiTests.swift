@@ -194,7 +194,7 @@ import RoadSnapFormats
         for start in stride(from: 0, to: track.fixes.count - 20 * every, by: 150) {
             let cut = stride(from: start, to: start + 20 * every, by: every).map { track.fixes[$0] }
             var x: [Double] = [], y: [Double] = []
-            frame.forward(latitudes: cut.map(\.coordinate.latitude), longitudes: cut.map(\.coordinate.longitude),
+            try frame.forward(latitudes: cut.map(\.coordinate.latitude), longitudes: cut.map(\.coordinate.longitude),
                           x: &x, y: &y)
             let t = cut.map { $0.time ?? .nan }
             cuts += 1

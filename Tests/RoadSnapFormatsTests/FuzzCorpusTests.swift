@@ -96,7 +96,7 @@ import Testing
             for (a, b) in zip(g, g.dropFirst()) {
                 for (t, dx) in zip(stride(from: 0.0, through: 1, by: 0.01), [-30.0, 0, 45, 20, -48].cycled(101)) {
                     let q = LocalPoint(x: a.x + (b.x - a.x) * t + dx, y: a.y + (b.y - a.y) * t - dx)
-                    #expect(query.candidates(near: q, radius: 50) == query.candidates(near: q, radius: 50, method: .bruteForce))
+                    #expect(try query.candidates(near: q, radius: 50) == query.candidates(near: q, radius: 50, method: .bruteForce))
                     checked += 1
                 }
             }
