@@ -32,13 +32,16 @@ int main(void) {
     rsc_set_log_hook(hook, &s, RSC_LOG_DEBUG);
     GEOSContextHandle_t ctx = G->GEOS_init_r();
     if (!ctx) { fprintf(stderr, "GEOS_init_r failed\n"); return 1; }
-    rsc_log_attach_geos(G, ctx);
+    char failure[RSC_FAILURE_LEN] = "";
+    rsc_log_attach_geos(G, ctx, failure);
 
     /* An error: a cut-off WKT string. */
     GEOSGeometry *bad = GEOSGeomFromWKT_r(ctx, "LINESTRING (0 0, 1");
     CHECK(bad == NULL);
     CHECK(s.errors == 1);
     CHECK(strstr(s.last, "ParseException") != NULL || strstr(s.last, "Expected") != NULL);
+    /* ... and the owner's failure buffer keeps it, to say what failed */
+    CHECK(strstr(failure, "ParseException") != NULL || strstr(failure, "Expected") != NULL);
 
     /* A notice: a self-intersecting ring's validity check says where. */
     GEOSGeometry *bowtie = GEOSGeomFromWKT_r(ctx, "POLYGON ((0 0, 1 1, 1 0, 0 1, 0 0))");
