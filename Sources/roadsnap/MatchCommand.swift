@@ -81,6 +81,8 @@ enum MatchCommand {
 
         let network = try loadMap(mapPath, command: "match")
         let graph = try MatchGraph(network: network)
+        // the HTML report's picture draws water and buildings where the map file has them (OSM files)
+        let areas = outputFormat == .html ? try MapAreas.load(path: mapPath) : nil
         let batch = Batch(count: paths.count)
         let terminal = isatty(2) != 0
         CrashNote.install(prefix: "roadsnap match: crashed while matching ")
@@ -105,7 +107,7 @@ enum MatchCommand {
                 }
                 if i >= paths.count { break }
                 let outcome = matchOne(path: paths[i], output: outputs[i], matcher: matcher,
-                                       defaults: defaults, format: outputFormat)
+                                       defaults: defaults, format: outputFormat, areas: areas)
                 batch.lock.withLock { _ in
                     batch.outcomes[i] = outcome
                     batch.finished[i] = true
@@ -184,7 +186,7 @@ enum MatchCommand {
 
     /// Reads, matches and writes one track; never throws (errors become the outcome's message).
     static func matchOne(path: String, output: String?, matcher: MapMatcher, defaults: MatchParameters,
-                         format: MatchOutput.Format) -> Outcome
+                         format: MatchOutput.Format, areas: MapAreas? = nil) -> Outcome
     {
         var o = Outcome()
         CrashNote.set(path)
@@ -199,7 +201,8 @@ enum MatchCommand {
             o.fixes = track.fixes.count
             o.matched = result.matchedCount
             o.subMatches = result.subMatches.count
-            let text = MatchOutput.render(result, track: track, network: matcher.network, format: format)
+            let text = MatchOutput.render(result, track: track, network: matcher.network, format: format,
+                                          areas: areas)
             if let output { try AtomicFile.write(text, to: output) } else { o.text = text }
         } catch {
             o.error = "\(error)".hasPrefix(path) ? "\(error)" : "\(path): \(error)"

@@ -17,8 +17,10 @@ enum NavigateFrames {
         }
         let size = try PictureOutput.size(opts.string("frame-size") ?? "800x480", flag: "frame-size")
         let every = try opts.double("frame-every", default: 1)
+        // water and buildings under the roads, where the map file has them (OSM files; none in GeoJSON or .rsmap)
+        let areas = try MapAreas.load(path: try opts.require("map"))
         let recorder = try HeadUnitFrameRecorder(network: network, directory: dir, width: size.width,
-                                                 height: size.height, every: every)
+                                                 height: size.height, every: every, areas: areas)
         session.navigator.add(recorder)
         session.roadSnappedLocationProvider.add(recorder)
         return recorder

@@ -19,14 +19,15 @@ public enum MatchOutput {
         }
     }
 
-    /// Renders `result` (of `track` on `network`) in `format`.
-    public static func render(_ result: MatchResult, track: Track, network: RoadNetwork, format: Format) -> String {
+    /// Renders `result` (of `track` on `network`) in `format`; the HTML picture draws `areas` (water, buildings) too.
+    public static func render(_ result: MatchResult, track: Track, network: RoadNetwork, format: Format,
+                              areas: MapAreas? = nil) -> String {
         switch format {
         case .geojson: return geojson(result, track: track, network: network)
         case .csv: return csv(result, track: track, network: network)
         case .gpx: return gpx(result, track: track)
         case .osrm: return osrm(result, track: track, network: network)
-        case .html: return MatchReport.html(result, track: track, network: network)
+        case .html: return MatchReport.html(result, track: track, network: network, areas: areas)
         }
     }
 

@@ -26,11 +26,12 @@ public final class HeadUnitFrameRecorder: NavigatorListener, RoadSnappedLocation
     /// The error that stopped the recording (nil while it runs).
     public private(set) var error: RoadSnapError?
 
-    /// A recorder drawing `network`'s roads into `width` x `height` point frames (zoom 16.5, light scheme unless
-    /// `base` says otherwise), creating `directory` when missing. Fails for a bad size or interval, or a directory
+    /// A recorder drawing `network`'s roads (and `areas`, water and buildings, under them) into `width` x `height`
+    /// point frames (zoom 16.5, light scheme unless `base` says otherwise), creating `directory` when missing. Fails for a bad size or interval, or a directory
     /// that cannot be created.
     public init(network: RoadNetwork, directory: String, width: Double = 800, height: Double = 480,
-                every: Double = 1, zoom: Double = 16.5, colorScheme: MapColorScheme = .light) throws(RoadSnapError)
+                every: Double = 1, zoom: Double = 16.5, colorScheme: MapColorScheme = .light,
+                areas: MapAreas? = nil) throws(RoadSnapError)
     {
         guard every.isFinite, every > 0 else {
             throw .invalidArgument("--frame-every expects seconds > 0, got \(every)")
@@ -46,7 +47,7 @@ public final class HeadUnitFrameRecorder: NavigatorListener, RoadSnappedLocation
                                    longitude: (network.bounds.minLongitude + network.bounds.maxLongitude) / 2)
         base = try MapViewOptions(width: width, height: height, camera: try MapCamera(target: center, zoom: zoom),
                                   colorScheme: colorScheme)
-        renderer = try MapRenderer(network: network)
+        renderer = try MapRenderer(network: network, areas: areas)
         canvas = try RenderCanvas(kind: .raster, width: width, height: height)
         self.directory = directory
         self.every = every

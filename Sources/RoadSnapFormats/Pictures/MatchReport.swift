@@ -39,11 +39,14 @@ public enum MatchReport {
     }
 
     /// The page. A picture that cannot be drawn (cairo missing) leaves its reason in the page instead.
-    public static func html(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
+    public static func html(_ result: MatchResult, track: Track, network: RoadNetwork, areas: MapAreas? = nil)
+        -> String
+    {
         var picture: String
         do {
             let (options, overlays) = try view(result, track: track)
-            let png = try MapRenderer(network: network).picture(options, overlays: overlays, kind: .raster)
+            let png = try MapRenderer(network: network, areas: areas).picture(options, overlays: overlays,
+                                                                                kind: .raster)
             picture = "<img id=\"map\" alt=\"map of the match\" width=\"\(Int(pictureWidth))\" "
                 + "height=\"\(Int(pictureHeight))\" src=\"data:image/png;base64,\(base64(png))\">"
         } catch {
