@@ -868,7 +868,9 @@ typedef struct rs_render_options {
 rs_status rs_render_options_init(rs_render_options *options);
 
 /* Draws the map view of `map` (NULL: no roads) into out: pixel width x height, rows `stride` bytes apart,
- * out_size bytes in all (>= stride * pixel height). Errors: RS_E_NULL_ARGUMENT, RS_E_INVALID_HANDLE,
+ * out_size bytes in all (>= stride * pixel height). Map type normal draws the map file's water and buildings under
+ * the roads (OSM files; none from GeoJSON or compiled maps). The first draw of a map builds its renderer (and reads
+ * those areas from the file); later draws reuse it, and draws of one map from several threads take turns. Errors: RS_E_NULL_ARGUMENT, RS_E_INVALID_HANDLE,
  * RS_E_INVALID_ARGUMENT (a value out of range: size, NaN camera, ...), RS_E_BUFFER_TOO_SMALL (stride or out_size;
  * the message gives the sizes needed). [thread-safe] */
 rs_status rs_render_rgba(const rs_map *map, const rs_render_options *options, uint8_t *out, size_t stride,

@@ -3,15 +3,38 @@ import RoadSnapCore
 import RoadSnapFormats
 import Synchronization
 
-/// What an `rs_map` handle holds: an immutable network (thread-safe to share), and the matching graph every matcher
-/// made from it shares (built on first use).
+/// What an `rs_map` handle holds: an immutable network (thread-safe to share), the matching graph every matcher
+/// made from it shares, and the renderer `rs_render_rgba` draws with (each built on first use).
 final class MapObject: HandleObject {
     let network: RoadNetwork
+    /// The file the map was opened from (nil from memory): its water and buildings are read on the first draw.
+    let path: String?
     private let total = Mutex<Double?>(nil)
     private let sharedMatchGraph = Mutex<MatchGraph?>(nil)
+    /// One renderer per map (its shapes converted once, areas loaded once); draws take turns, since a renderer keeps
+    /// scratch state between frames.
+    private let sharedRenderer = Mutex<MapRenderer?>(nil)
 
-    init(_ network: RoadNetwork) {
+    init(_ network: RoadNetwork, path: String? = nil) {
         self.network = network
+        self.path = path
+    }
+
+    /// Runs `body` with the map's renderer (built on first use, with the map file's water and buildings).
+    func withRenderer(_ body: (MapRenderer) -> Void) throws(APIFailure) {
+        try sharedRenderer.withLock { (r: inout MapRenderer?) throws(APIFailure) in
+            if let r {
+                body(r)
+                return
+            }
+            let built = try bridging { () throws(RoadSnapError) in
+                try MapRenderer(network: network, areas: try path.map { p throws(RoadSnapError) in
+                    try MapAreas.load(path: p)
+                })
+            }
+            r = built
+            body(built)
+        }
     }
 
     /// Metres of road (summed on first use, so opening a compiled map touches no edge).
@@ -69,7 +92,8 @@ extension RoadClass {
 public func rs_map_open(_ path: UnsafePointer<CChar>?, _ outMap: UnsafeMutablePointer<OpaquePointer?>?) -> rs_status {
     creatingHandle(outMap, named: "out_map", kind: .map) { () throws(APIFailure) in
         guard let path else { throw .null("path") }
-        return try MapObject(bridging { () throws(RoadSnapError) in try MapLoader.load(path: String(cString: path)) })
+        let file = String(cString: path)
+        return try MapObject(bridging { () throws(RoadSnapError) in try MapLoader.load(path: file) }, path: file)
     }
 }
 

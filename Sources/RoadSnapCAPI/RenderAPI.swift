@@ -47,11 +47,8 @@ public func rs_render_rgba(_ map: OpaquePointer?, _ options: UnsafePointer<rs_re
             dst.copyMemory(from: UnsafeRawBufferPointer(start: options, count: n))
         }
         o.size = UInt32(MemoryLayout<rs_render_options>.size)
-        let network: RoadNetwork?
-        if let map {
-            network = try HandleTable.shared.lookup(map, .map, as: MapObject.self).network
-        } else {
-            network = nil
+        let mapObject: MapObject? = try map.map { m throws(APIFailure) in
+            try HandleTable.shared.lookup(m, .map, as: MapObject.self)
         }
         let view = try bridging { () throws(RoadSnapError) -> MapViewOptions in
             guard o.style == RS_STYLE_LIGHT || o.style == RS_STYLE_DARK else {
@@ -82,8 +79,12 @@ public func rs_render_rgba(_ map: OpaquePointer?, _ options: UnsafePointer<rs_re
         }
         let buffer = try checkBuffer(out, stride: stride, size: outSize, width: canvas.pixelWidth,
                                      height: canvas.pixelHeight)
-        let renderer = try bridging { () throws(RoadSnapError) in try MapRenderer(network: network) }
-        renderer.draw(view, overlays: overlays, on: canvas)
+        if let mapObject {
+            try mapObject.withRenderer { $0.draw(view, overlays: overlays, on: canvas) }
+        } else {
+            let renderer = try bridging { () throws(RoadSnapError) in try MapRenderer(network: nil) }
+            renderer.draw(view, overlays: overlays, on: canvas)
+        }
         try bridging { () throws(RoadSnapError) in try canvas.rgba(into: buffer, stride: stride) }
     }
 }
