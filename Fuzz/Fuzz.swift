@@ -77,7 +77,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 func track(_ bytes: [UInt8], _ format: TrackFormat) {
     guard let t = try? TrackReader.read(bytes: bytes, name: "fuzz", format: format) else { return }
     var results = [SnappedFix?](repeating: nil, count: t.fixes.count)
-    for i in 0..<min(8, t.fixes.count) { results[i] = snapper.snap(t.fixes[i], radius: 50) }
+    for i in 0..<min(8, t.fixes.count) { results[i] = (try? snapper.snap(t.fixes[i], radius: 50)) ?? nil }
     _ = SnapOutput.render(track: t, results: results, network: roads, format: .csv)
     _ = SnapOutput.render(track: t, results: results, network: roads, format: .geojson)
 }
