@@ -47,7 +47,9 @@ int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, con
     }
     /* The nearest point of each edge near the fix, kept where it lies on a step, else the nearest known end of the
      * step (the point of a or b, or a node) */
-    double radius = m->p->radius + m->p->min_fix_distance;
+    /* within the candidate radius, so the search stays in the index's cell cache (a held fix lies within the hold
+     * distance of a scored one, whose matched point is nearer than the radius) */
+    double radius = m->p->radius;
     /* a failed search (k < 0) leaves a's point: the placement refines an answer the chain already gives */
     int k = rsc_query_candidates(m->query, hx, hy, radius, 1, m->cands, m->cand_cap);
     for (int s = 0; s < n; s++) {
