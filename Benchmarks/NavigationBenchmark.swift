@@ -137,13 +137,7 @@ enum NavigationBenchmark {
         let batches = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
         let snapper = try Snapper(network: network)
         let matcher = try StreamMatcher(network: network, maxLag: 0)
-        let clock = VirtualClock(start: drive.first?.time ?? 0)
-        let session = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
-        let counter = CountingListener()
-        session.roadSnappedLocationProvider.add(counter)
-        session.navigator.add(counter)
-        session.roadSnappedLocationProvider.startUpdatingLocation()
-        let destination = Waypoint(coordinate: drive[drive.count - 1].coordinate)
+        let (session, counter, destination) = try guidedSession(router: router, drive: drive)
         // One warm-up batch (routing preparation, first-use decoding), then the others.
         var fixes = 0
         for _ in 0...batches {
@@ -181,17 +175,25 @@ enum NavigationBenchmark {
         }
     }
 
-    /// `soak=N`: N fixes (the drive replayed with shifting times) through the provider under guidance to the drive's
-    /// end (destinations set again at each replay; reroutes where the driver leaves the route), listener inline:
-    /// process RSS after the first replay and at the end.
-    static func runSoak(fixes total: Int, router: Router, drive: [Fix], span: Double) throws {
+    /// A session on a virtual clock at the drive's start with a counting listener inline, locations started, and
+    /// the drive's last fix as the destination (set by the caller).
+    static func guidedSession(router: Router, drive: [Fix]) throws
+        -> (NavigationSession, CountingListener, Waypoint)
+    {
         let clock = VirtualClock(start: drive.first?.time ?? 0)
         let session = try NavigationSession(router: router, clock: clock, listenerQueue: nil)
         let counter = CountingListener()
         session.roadSnappedLocationProvider.add(counter)
         session.navigator.add(counter)
         session.roadSnappedLocationProvider.startUpdatingLocation()
-        let destination = Waypoint(coordinate: drive[drive.count - 1].coordinate)
+        return (session, counter, Waypoint(coordinate: drive[drive.count - 1].coordinate))
+    }
+
+    /// `soak=N`: N fixes (the drive replayed with shifting times) through the provider under guidance to the drive's
+    /// end (destinations set again at each replay; reroutes where the driver leaves the route), listener inline:
+    /// process RSS after the first replay and at the end.
+    static func runSoak(fixes total: Int, router: Router, drive: [Fix], span: Double) throws {
+        let (session, counter, destination) = try guidedSession(router: router, drive: drive)
         var fed = 0, replay = 0, firstRSS = -1
         let start = nowNanoseconds()
         while fed < total {

@@ -43,6 +43,14 @@ public final class RenderEdgeShapes: @unchecked Sendable {
     }
 }
 
+extension RenderViewTransform {
+    /// The transform as the C renderer takes it.
+    var raw: rsc_view_transform {
+        rsc_view_transform(world: world, tx: targetX, ty: targetY, cos_b: cosBearing, sin_b: sinBearing,
+                           sin_t: sinTilt, cos_t: cosTilt, eye: eye, cx: centerX, cy: centerY)
+    }
+}
+
 extension RenderCanvas {
     /// Replaces the current path with the projected polylines of `edges` (indices into `shapes`, each checked by
     /// the caller to be below `shapes.counts.count`): points nearer than `minStep` points to the last kept one
@@ -52,10 +60,7 @@ extension RenderCanvas {
     public func pathEdges(_ shapes: RenderEdgeShapes, edges: [Int32], transform: RenderViewTransform,
                           minStep: Double, margin: Double) -> Int
     {
-        var t = rsc_view_transform(world: transform.world, tx: transform.targetX, ty: transform.targetY,
-                                   cos_b: transform.cosBearing, sin_b: transform.sinBearing,
-                                   sin_t: transform.sinTilt, cos_t: transform.cosTilt, eye: transform.eye,
-                                   cx: transform.centerX, cy: transform.centerY)
+        var t = transform.raw
         return shapes.unitXY.withUnsafeBufferPointer { xy in
             shapes.starts.withUnsafeBufferPointer { s in
                 shapes.counts.withUnsafeBufferPointer { c in
@@ -74,10 +79,7 @@ extension RenderCanvas {
     public func pathRings(_ shapes: RenderEdgeShapes, rings: [Int32], transform: RenderViewTransform,
                           minStep: Double, margin: Double) -> Int
     {
-        var t = rsc_view_transform(world: transform.world, tx: transform.targetX, ty: transform.targetY,
-                                   cos_b: transform.cosBearing, sin_b: transform.sinBearing,
-                                   sin_t: transform.sinTilt, cos_t: transform.cosTilt, eye: transform.eye,
-                                   cx: transform.centerX, cy: transform.centerY)
+        var t = transform.raw
         return shapes.unitXY.withUnsafeBufferPointer { xy in
             shapes.starts.withUnsafeBufferPointer { s in
                 shapes.counts.withUnsafeBufferPointer { c in
