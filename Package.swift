@@ -37,7 +37,7 @@ let package = Package(
         // The C API: `rs_` functions exported with `@c`, handles in a generation-checked table.
         .target(name: "RoadSnapCAPI", dependencies: ["RoadSnapCHeader", "RoadSnapCore", "RoadSnapFormats"]),
         .executableTarget(name: "roadsnap", dependencies: ["RoadSnapCore", "RoadSnapFormats"]),
-        .executableTarget(name: "Benchmarks", dependencies: ["RoadSnapCore", "RoadSnapFormats", "CShims", "RoadSnapCAPI", "RoadSnapCHeader"], path: "Benchmarks", exclude: ["peers", "capi"]),
+        .executableTarget(name: "Benchmarks", dependencies: ["RoadSnapCore", "RoadSnapFormats", "RoadSnapBridge", "CShims", "RoadSnapCAPI", "RoadSnapCHeader"], path: "Benchmarks", exclude: ["peers", "capi"]),
         // Fixtures are located through #filePath, not bundled as resources.
         .testTarget(name: "RoadSnapCoreTests", dependencies: ["RoadSnapCore", "RoadSnapFormats"],
                     exclude: ["Fixtures"]),

@@ -1,6 +1,7 @@
 // Parsing speed of track and map files (issue 10): the Foundation-free readers (libexpat, simdjson through CShims)
 // against the Foundation readers they replaced (FoundationBaseline.swift), in the same process, on the same bytes.
 import CShims
+import RoadSnapBridge
 import RoadSnapCore
 import RoadSnapFormats
 
@@ -93,7 +94,7 @@ enum ParseBenchmark {
         row("GPX, Foundation XMLParser", bytes: input.gpx.count, items: input.fixes, oldGPX)
         row("GPX, libexpat", bytes: input.gpx.count, items: input.fixes, newGPX, baseline: oldGPX)
         let expatOnly = try measure(items: input.fixes, minIterations: 30) {
-            _ = try input.gpx.withUnsafeBytes { raw in Result { () throws(RoadSnapError) in try XMLEventList(bytes: raw) } }.get()
+            _ = try input.gpx.withUnsafeBytes { raw in Result { () throws(NativeFailure) in try XMLEventList(bytes: raw) } }.get()
         }
         row("  of which C: event list", bytes: input.gpx.count, items: input.fixes, expatOnly)
         let oldJSON = measure(items: input.fixes, minIterations: 30) { _ = FoundationBaseline.geojsonTrack(input.geojson) }
@@ -103,7 +104,7 @@ enum ParseBenchmark {
         row("GeoJSON track, JSONSerializ.", bytes: input.geojson.count, items: input.fixes, oldJSON)
         row("GeoJSON track, simdjson", bytes: input.geojson.count, items: input.fixes, newJSON, baseline: oldJSON)
         let tapeOnly = try measure(items: input.fixes, minIterations: 30) {
-            _ = try input.geojson.withUnsafeBytes { raw in Result { () throws(RoadSnapError) in try JSONNodes(bytes: raw) } }.get()
+            _ = try input.geojson.withUnsafeBytes { raw in Result { () throws(NativeFailure) in try JSONNodes(bytes: raw) } }.get()
         }
         row("  of which C: node tape", bytes: input.geojson.count, items: input.fixes, tapeOnly)
         let oldNet = measure(items: input.ways, minIterations: 30) { _ = FoundationBaseline.networkWays(input.network) }
@@ -113,7 +114,7 @@ enum ParseBenchmark {
         row("network, JSONSerialization", bytes: input.network.count, items: input.ways, oldNet)
         row("network, simdjson", bytes: input.network.count, items: input.ways, newNet, baseline: oldNet)
         let netTape = try measure(items: input.ways, minIterations: 30) {
-            _ = try input.network.withUnsafeBytes { raw in Result { () throws(RoadSnapError) in try JSONNodes(bytes: raw) } }.get()
+            _ = try input.network.withUnsafeBytes { raw in Result { () throws(NativeFailure) in try JSONNodes(bytes: raw) } }.get()
         }
         row("  of which C: node tape", bytes: input.network.count, items: input.ways, netTape)
         print("(items are fixes for tracks, roads for the network; whole-file parse to fixes / RoadWays, bytes in memory)")

@@ -1,4 +1,5 @@
 import CShims
+import RoadSnapBridge
 import RoadSnapCore
 import RoadSnapFormats
 

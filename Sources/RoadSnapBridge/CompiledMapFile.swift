@@ -50,7 +50,7 @@ public final class CompiledMapWriter {
     private static let formatVersion: UInt32 = 1
 
     /// Creates the temporary file for `path`.
-    public init(path: String) throws(RoadSnapError) {
+    package init(path: String) throws(NativeFailure) {
         self.path = path
         temporaryPath = path + ".tmp-\(getpid())"
         fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -71,11 +71,11 @@ public final class CompiledMapWriter {
     /// The current version of the file layout; files of another version are refused with a clear error.
     public static var currentFormatVersion: UInt32 { formatVersion }
 
-    private func fail(_ what: String) -> RoadSnapError {
+    private func fail(_ what: String) -> NativeFailure {
         .unwritableFile(path: path, reason: "write failed (\(what)): \(String(cString: strerror(errno))); the existing file, if any, is unchanged")
     }
 
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(RoadSnapError) {
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(NativeFailure) {
         var p = bytes.baseAddress
         var left = bytes.count
         while left > 0, let q = p {
@@ -87,14 +87,14 @@ public final class CompiledMapWriter {
         }
     }
 
-    private func writeZeros(_ count: Int) throws(RoadSnapError) {
+    private func writeZeros(_ count: Int) throws(NativeFailure) {
         guard count > 0 else { return }
         let zeros = [UInt8](repeating: 0, count: count)
-        try zeros.withUnsafeBytes { b in Result { () throws(RoadSnapError) in try writeAll(b) } }.get()
+        try zeros.withUnsafeBytes { b in Result { () throws(NativeFailure) in try writeAll(b) } }.get()
     }
 
     /// Appends section `id`: `count` elements of `elementSize` bytes at `bytes`.
-    public func add(id: UInt32, bytes: UnsafeRawPointer?, count: Int, elementSize: Int) throws(RoadSnapError) {
+    package func add(id: UInt32, bytes: UnsafeRawPointer?, count: Int, elementSize: Int) throws(NativeFailure) {
         let pad = Int((UInt64(RSC_RSMAP_ALIGN) - offset % UInt64(RSC_RSMAP_ALIGN)) % UInt64(RSC_RSMAP_ALIGN))
         try writeZeros(pad)
         offset += UInt64(pad)
@@ -107,27 +107,27 @@ public final class CompiledMapWriter {
     }
 
     /// Appends a section holding `array`'s elements.
-    public func add<T>(id: UInt32, _ array: MappedArray<T>) throws(RoadSnapError) {
+    package func add<T>(id: UInt32, _ array: MappedArray<T>) throws(NativeFailure) {
         try add(id: id, bytes: UnsafeRawPointer(array.baseAddress), count: array.count, elementSize: MemoryLayout<T>.stride)
     }
 
     /// Appends a section holding `array`'s elements.
-    public func add<T>(id: UInt32, _ array: [T]) throws(RoadSnapError) {
+    package func add<T>(id: UInt32, _ array: [T]) throws(NativeFailure) {
         try array.withUnsafeBytes { b in
-            Result { () throws(RoadSnapError) in
+            Result { () throws(NativeFailure) in
                 try add(id: id, bytes: b.baseAddress, count: array.count, elementSize: MemoryLayout<T>.stride)
             }
         }.get()
     }
 
     /// Writes the section table and header, flushes, and renames the file into place.
-    public func finish(sourceSize: UInt64, sourceHash: UInt64) throws(RoadSnapError) {
+    package func finish(sourceSize: UInt64, sourceHash: UInt64) throws(NativeFailure) {
         let pad = Int((UInt64(RSC_RSMAP_ALIGN) - offset % UInt64(RSC_RSMAP_ALIGN)) % UInt64(RSC_RSMAP_ALIGN))
         try writeZeros(pad)
         offset += UInt64(pad)
         let tableOffset = offset
         let tableHash = sections.withUnsafeBytes { rsc_hash64($0.baseAddress, $0.count, 0) }
-        try sections.withUnsafeBytes { b in Result { () throws(RoadSnapError) in try writeAll(b) } }.get()
+        try sections.withUnsafeBytes { b in Result { () throws(NativeFailure) in try writeAll(b) } }.get()
         offset += UInt64(sections.count * MemoryLayout<rsc_rsmap_section>.size)
         var header = rsc_rsmap_header()
         withUnsafeMutableBytes(of: &header.magic) { m in
@@ -159,14 +159,6 @@ public final class CompiledMapWriter {
 /// An opened compiled map: its header and section table checked against the file's size, and section checksums
 /// verified (all at once, or each on first request). Sections are read in place from the mapping.
 public final class CompiledMapFile: @unchecked Sendable {
-    /// How much of the file is checksummed when it is opened.
-    public enum Verification: Sendable {
-        /// Every section at open (the default).
-        case all
-        /// The header and section table at open; each section the first time it is requested.
-        case lazy
-    }
-
     public let path: String
     public let memory: MappedMemory
     public let formatVersion: UInt32
@@ -184,14 +176,15 @@ public final class CompiledMapFile: @unchecked Sendable {
         deinit { pthread_mutex_destroy(&lock) }
     }
 
-    /// Checks the file in `memory`; `path` names it in messages.
-    public init(memory: MappedMemory, path: String, verification: Verification = .all,
-                sectionNames: [UInt32: String] = [:]) throws(RoadSnapError)
+    /// Checks the file in `memory`; `path` names it in messages. `verifyAll` checksums every section now, else each
+    /// the first time it is requested.
+    package init(memory: MappedMemory, path: String, verifyAll: Bool = true,
+                sectionNames: [UInt32: String] = [:]) throws(NativeFailure)
     {
         self.path = path
         self.sectionNames = sectionNames
         self.memory = memory
-        func bad(_ reason: String) -> RoadSnapError { .invalidMap(path: path, reason: reason) }
+        func bad(_ reason: String) -> NativeFailure { .invalidMap(path: path, reason: reason) }
         let headerSize = MemoryLayout<rsc_rsmap_header>.size
         let magic = Array(RSC_RSMAP_MAGIC.utf8.prefix(8))
         let leading = UnsafeRawBufferPointer(start: memory.bytes, count: min(8, memory.size))
@@ -256,7 +249,7 @@ public final class CompiledMapFile: @unchecked Sendable {
         sourceSize = header.source_size
         sourceHash = header.source_hash
         verified = VerifiedSet()
-        if verification == .all {
+        if verifyAll {
             for id in sections.keys.sorted() { try verify(id) }
         }
     }
@@ -275,7 +268,7 @@ public final class CompiledMapFile: @unchecked Sendable {
     }
 
     /// Checksums section `id` (once).
-    public func verify(_ id: UInt32) throws(RoadSnapError) {
+    package func verify(_ id: UInt32) throws(NativeFailure) {
         pthread_mutex_lock(&verified.lock)
         defer { pthread_mutex_unlock(&verified.lock) }
         if verified.ids.contains(id) { return }
@@ -307,7 +300,7 @@ public final class CompiledMapFile: @unchecked Sendable {
 
     /// Section `id` as an array of `T`, read in place; verified first (once) unless `verify` is false (the
     /// caller then verifies it before the contents are used).
-    public func array<T>(_ id: UInt32, of: T.Type = T.self, verify check: Bool = true) throws(RoadSnapError)
+    package func array<T>(_ id: UInt32, of: T.Type = T.self, verify check: Bool = true) throws(NativeFailure)
         -> MappedArray<T>
     {
         if check { try verify(id) }
@@ -319,7 +312,7 @@ public final class CompiledMapFile: @unchecked Sendable {
     }
 
     /// The one element of section `id`.
-    public func scalar<T>(_ id: UInt32, of: T.Type = T.self) throws(RoadSnapError) -> T {
+    package func scalar<T>(_ id: UInt32, of: T.Type = T.self) throws(NativeFailure) -> T {
         let a: MappedArray<T> = try array(id)
         guard a.count == 1 else { throw .invalidMap(path: path, reason: "compiled map section \(id) (\(name(of: id))) should hold one record") }
         return a[0]

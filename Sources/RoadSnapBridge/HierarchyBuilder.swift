@@ -56,11 +56,13 @@ public struct HierarchyBuildOptions: Hashable, Sendable {
 /// rounds on the available cores, then by default a nested-dissection order for the dense top).
 public enum HierarchyBuilder {
     /// Contracts the graph whose links leaving node v are `targets/costs[starts[v] ..< starts[v + 1]]`.
-    /// Progress goes to `control.progress` (phases "priorities", "contracting", "search graph"); a canceled build
-    /// throws `.canceled("routing hierarchy")`. Costs must be >= 0.
-    public static func build(nodeCount: Int, starts: [Int32], targets: [Int32], costs: [Int32],
-                             options: HierarchyBuildOptions = HierarchyBuildOptions(),
-                             control: BuildControl = BuildControl()) throws(RoadSnapError) -> HierarchyArrays
+    /// Progress goes to `progress` as (phase, fraction of it done) with phases "priorities", "contracting",
+    /// "search graph"; once `isCanceled` returns true the build throws `.canceled("routing hierarchy")`. `threads`
+    /// 0 uses every core. Costs must be >= 0. (Core's `BuildControl` supplies all three.)
+    package static func build(nodeCount: Int, starts: [Int32], targets: [Int32], costs: [Int32],
+                              options: HierarchyBuildOptions = HierarchyBuildOptions(), threads: Int = 0,
+                              progress: (@Sendable (String, Double) -> Void)? = nil,
+                              isCanceled: (@Sendable () -> Bool)? = nil) throws(NativeFailure) -> HierarchyArrays
     {
         guard nodeCount >= 0, nodeCount < Int(Int32.max), starts.count == nodeCount + 1,
               targets.count == costs.count, Int(starts[nodeCount]) == targets.count
@@ -69,10 +71,10 @@ public enum HierarchyBuilder {
                                    + "the link count (got \(starts.count) starts, \(targets.count) targets, "
                                    + "\(costs.count) costs)")
         }
-        let context = BuildContext(control)
+        let context = BuildContext(progress: progress, isCanceled: isCanceled)
         var raw = rsc_ch_options()
         raw.core_degree = Int32(clamping: options.coreDegree)
-        raw.threads = Int32(clamping: control.threads)
+        raw.threads = Int32(clamping: threads)
         raw.simulation_settle_limit = Int32(clamping: options.simulationSettleLimit)
         raw.simulation_hop_limit = Int32(clamping: options.simulationHopLimit)
         raw.contraction_settle_limit = Int32(clamping: options.contractionSettleLimit)
@@ -82,18 +84,18 @@ public enum HierarchyBuilder {
         case .greedy: raw.order = RSC_CH_ORDER_GREEDY
         case .nestedDissection: raw.order = RSC_CH_ORDER_ND
         }
-        if control.progress != nil {
+        if progress != nil {
             raw.progress = { user, phase, fraction in
                 guard let user else { return }
                 let ctx = Unmanaged<BuildContext>.fromOpaque(user).takeUnretainedValue()
-                ctx.control.progress?(BuildProgress(phase: phase.map { String(cString: $0) } ?? "", fraction: fraction))
+                ctx.progress?(phase.map { String(cString: $0) } ?? "", fraction)
             }
         }
-        if control.cancellation != nil {
+        if isCanceled != nil {
             raw.is_canceled = { user in
                 guard let user else { return 0 }
                 let ctx = Unmanaged<BuildContext>.fromOpaque(user).takeUnretainedValue()
-                return ctx.control.cancellation?.isCanceled == true ? 1 : 0
+                return ctx.isCanceled?() == true ? 1 : 0
             }
         }
         var result = rsc_ch_result()
@@ -133,8 +135,12 @@ public enum HierarchyBuilder {
     }
 }
 
-/// The control a running C build calls back into (kept alive by `build` for the call's duration).
+/// The callbacks a running C build calls back into (kept alive by `build` for the call's duration).
 private final class BuildContext: @unchecked Sendable {
-    let control: BuildControl
-    init(_ control: BuildControl) { self.control = control }
+    let progress: (@Sendable (String, Double) -> Void)?
+    let isCanceled: (@Sendable () -> Bool)?
+    init(progress: (@Sendable (String, Double) -> Void)?, isCanceled: (@Sendable () -> Bool)?) {
+        self.progress = progress
+        self.isCanceled = isCanceled
+    }
 }

@@ -15,7 +15,7 @@ public final class LocalFrame {
     public let centerLongitude: Double
 
     /// Creates a frame centred on the given point (degrees).
-    public init(centerLatitude: Double, centerLongitude: Double) throws(RoadSnapError) {
+    package init(centerLatitude: Double, centerLongitude: Double) throws(NativeFailure) {
         var err = [CChar](repeating: 0, count: 256)
         guard let h = rsc_frame_create(centerLatitude, centerLongitude, &err, err.count) else {
             throw .projection(messageFrom(err))
@@ -34,32 +34,27 @@ public final class LocalFrame {
     deinit { rsc_frame_destroy(handle) }
 
     /// An independent copy with its own PROJ context, for use on another thread.
-    public func clone() throws(RoadSnapError) -> LocalFrame {
+    package func clone() throws(NativeFailure) -> LocalFrame {
         guard let h = rsc_frame_clone(handle) else { throw .projection("could not clone the local frame") }
         return LocalFrame(handle: h, centerLatitude: centerLatitude, centerLongitude: centerLongitude)
     }
 
-    /// Projects one point (degrees) to metres, throwing `.projection` (which point, and PROJ's reason) when PROJ
-    /// refuses it, for example a point outside the projection's domain (about a quarter of the globe from the centre).
-    public func project(latitude: Double, longitude: Double) throws(RoadSnapError) -> LocalPoint {
+    /// Projects one point (degrees) to metres, failing with `.projection` (which point, and PROJ's reason) when
+    /// PROJ refuses it, for example a point outside the projection's domain (about a quarter of the globe from the
+    /// centre). The one single-point projection: no NaN stands in for a refused point.
+    package func project(latitude: Double, longitude: Double) throws(NativeFailure) -> LocalPoint {
         var lat = latitude, lon = longitude, x = 0.0, y = 0.0
         let rc = rsc_frame_forward(handle, &lat, &lon, &x, &y, 1)
-        if rc != RSC_OK { throw nativeFailure(rc, nativeMessage(rsc_frame_failure(handle)), doing: "projecting into the map's frame") }
-        return LocalPoint(x: x, y: y)
-    }
-
-    /// Projects one point (degrees) to metres; NaN where PROJ refuses it (the per-fix navigation path, where a
-    /// NaN position is an unmatched fix). `project(latitude:longitude:)` says why instead.
-    public func forward(latitude: Double, longitude: Double) -> LocalPoint {
-        var lat = latitude, lon = longitude, x = 0.0, y = 0.0
-        if rsc_frame_forward(handle, &lat, &lon, &x, &y, 1) != RSC_OK { return LocalPoint(x: .nan, y: .nan) }
+        if rc != RSC_OK {
+            throw nativeFailure(rc, nativeMessage(rsc_frame_failure(handle)), doing: "projecting into the map's frame")
+        }
         return LocalPoint(x: x, y: y)
     }
 
     /// Projects arrays of points (degrees) into `x` and `y` (metres), resized to match. Throws `.projection` naming
     /// the first point PROJ refused (0-based) and PROJ's reason.
-    public func forward(latitudes: [Double], longitudes: [Double], x: inout [Double], y: inout [Double])
-        throws(RoadSnapError)
+    package func forward(latitudes: [Double], longitudes: [Double], x: inout [Double], y: inout [Double])
+        throws(NativeFailure)
     {
         let n = min(latitudes.count, longitudes.count)
         x = [Double](repeating: 0, count: n)

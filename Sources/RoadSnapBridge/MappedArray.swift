@@ -80,7 +80,7 @@ public final class MappedMemory: MemoryOwner, @unchecked Sendable {
     private let mapped: Bool
 
     /// Maps `path` read-only and shared (pages are loaded on first touch and shared with other processes).
-    public init(path: String) throws(RoadSnapError) {
+    package init(path: String) throws(NativeFailure) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .unreadableFile(path: path, reason: String(cString: strerror(errno))) }
         var st = stat()

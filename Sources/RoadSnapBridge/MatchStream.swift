@@ -10,11 +10,11 @@ public final class MatchStream {
     public let query: SegmentQuery
     public let maxLag: Int
 
-    /// `parameters` are checked (`MatchParameters.validate`); `maxLag` 0...1024; `routeBonus` finite, >= 0.
-    public init(graph: MatchGraph, query: SegmentQuery, parameters: MatchParameters, maxLag: Int, routeBonus: Double)
-        throws(RoadSnapError)
+    /// `parameters` are checked (`MatchEngineParameters.check`); `maxLag` 0...1024; `routeBonus` finite, >= 0.
+    package init(graph: MatchGraph, query: SegmentQuery, parameters: MatchEngineParameters, maxLag: Int,
+                 routeBonus: Double) throws(NativeFailure)
     {
-        try parameters.validate()
+        try parameters.check()
         guard (0...1024).contains(maxLag) else { throw .invalidArgument("lag must be in [0, 1024] fixes, got \(maxLag)") }
         guard routeBonus.isFinite, routeBonus >= 0 else {
             throw .invalidArgument("route bonus must be a finite number >= 0, got \(routeBonus)")
@@ -33,8 +33,8 @@ public final class MatchStream {
 
     /// Pushes one fix; `time`, `course`, `speed`, `accuracy` (horizontal, 1 sigma, metres) NaN when unknown; a
     /// non-finite position is an unmatched fix.
-    public func push(x: Double, y: Double, time: Double = .nan, course: Double = .nan, speed: Double = .nan,
-                     accuracy: Double = .nan) throws(RoadSnapError)
+    package func push(x: Double, y: Double, time: Double = .nan, course: Double = .nan, speed: Double = .nan,
+                     accuracy: Double = .nan) throws(NativeFailure)
     {
         let rc = rsc_stream_push(handle, x, y, time, course, speed, accuracy)
         if rc != RSC_OK {
@@ -53,7 +53,7 @@ public final class MatchStream {
     }
 
     /// Arcs of the current route (favoured by the route bonus from the next push); empty clears it.
-    public func setRoute(arcs: [Int32]) throws(RoadSnapError) {
+    package func setRoute(arcs: [Int32]) throws(NativeFailure) {
         let rc = rsc_stream_set_route(handle, arcs, arcs.count)
         if rc == RSC_EINVAL { throw .invalidArgument("route arcs out of range for the match graph") }
         if rc != RSC_OK { throw .internalError("match stream: out of memory setting the route") }

@@ -14,7 +14,7 @@ public struct OSMAreaArrays: Sendable {
     public init() {}
 
     /// Reads the areas of `.osm.pbf`, `.osm`, `.osm.gz` or `.osm.bz2`; fails naming the file.
-    public init(osmPath path: String) throws(RoadSnapError) {
+    package init(osmPath path: String) throws(NativeFailure) {
         var out: OpaquePointer?
         var err = [CChar](repeating: 0, count: 512)
         let rc = rsc_areas_read(path, &out, &err, err.count)

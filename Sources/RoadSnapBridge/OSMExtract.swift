@@ -5,7 +5,7 @@ public final class OSMExtract {
     let handle: OpaquePointer
 
     /// Reads `.osm.pbf`, `.osm`, `.osm.gz` or `.osm.bz2` (format from the file name).
-    public init(path: String) throws(RoadSnapError) {
+    package init(path: String) throws(NativeFailure) {
         var out: OpaquePointer?
         var err = [CChar](repeating: 0, count: 512)
         let rc = rsc_osm_read(path, &out, &err, err.count)

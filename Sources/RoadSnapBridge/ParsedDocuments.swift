@@ -57,7 +57,7 @@ public final class XMLEventList {
     public let error: ParseError?
 
     /// Parses `bytes` in one pass. Throws only when memory runs out.
-    public init(bytes: UnsafeRawBufferPointer, maxDepth: Int = 256) throws(RoadSnapError) {
+    package init(bytes: UnsafeRawBufferPointer, maxDepth: Int = 256) throws(NativeFailure) {
         guard let h = rsc_xml_parse(bytes.baseAddress, bytes.count, UInt32(clamping: maxDepth)) else {
             throw .internalError("out of memory parsing XML")
         }
@@ -150,7 +150,7 @@ public final class JSONNodes {
     public let error: ParseError?
 
     /// Parses `bytes`. Throws only when memory runs out.
-    public convenience init(bytes: UnsafeRawBufferPointer, maxDepth: Int = 512) throws(RoadSnapError) {
+    package convenience init(bytes: UnsafeRawBufferPointer, maxDepth: Int = 512) throws(NativeFailure) {
         guard let h = rsc_json_parse(bytes.baseAddress, bytes.count, UInt32(clamping: maxDepth)) else {
             throw .internalError("out of memory parsing JSON")
         }
@@ -158,7 +158,7 @@ public final class JSONNodes {
     }
 
     /// Parses a String's UTF-8.
-    public convenience init(text: String, maxDepth: Int = 512) throws(RoadSnapError) {
+    package convenience init(text: String, maxDepth: Int = 512) throws(NativeFailure) {
         var text = text
         let parsed = text.withUTF8 { rsc_json_parse($0.baseAddress, $0.count, UInt32(clamping: maxDepth)) }
         guard let h = parsed else { throw .internalError("out of memory parsing JSON") }

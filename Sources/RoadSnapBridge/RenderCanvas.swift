@@ -17,16 +17,6 @@ public struct RenderColor: Hashable, Sendable, CustomStringConvertible {
         rgba = UInt32(red) << 24 | UInt32(green) << 16 | UInt32(blue) << 8 | UInt32(alpha)
     }
 
-    /// Parses `#RRGGBB` or `#RRGGBBAA` (the `#` optional, hex digits of either case).
-    public init(hex text: String) throws(RoadSnapError) {
-        var digits = Substring(text)
-        if digits.hasPrefix("#") { digits = digits.dropFirst() }
-        guard digits.count == 6 || digits.count == 8, let v = UInt32(digits, radix: 16) else {
-            throw .invalidArgument("unknown colour '\(text)': give #RRGGBB or #RRGGBBAA in hexadecimal")
-        }
-        rgba = digits.count == 6 ? v << 8 | 0xFF : v
-    }
-
     public var red: UInt8 { UInt8(rgba >> 24) }
     public var green: UInt8 { UInt8((rgba >> 16) & 0xFF) }
     public var blue: UInt8 { UInt8((rgba >> 8) & 0xFF) }
@@ -60,7 +50,7 @@ public final class RenderCanvas {
 
     /// A transparent canvas; fails naming the problem for a size outside 1...16384 pixels a side, a bad scale, or
     /// cairo not installed (Debian: libcairo2).
-    public init(kind: Kind, width: Double, height: Double, scale: Double = 1) throws(RoadSnapError) {
+    package init(kind: Kind, width: Double, height: Double, scale: Double = 1) throws(NativeFailure) {
         var err = [CChar](repeating: 0, count: 512)
         let h = rsc_render_canvas_create(kind == .raster ? RSC_CANVAS_RASTER : RSC_CANVAS_SVG, width, height, scale,
                                          &err, err.count)
@@ -74,7 +64,7 @@ public final class RenderCanvas {
 
     /// A raster canvas holding a decoded PNG (scale 1, its pixel size); fails naming why for bytes that are not
     /// a readable PNG.
-    public init(png: [UInt8]) throws(RoadSnapError) {
+    package init(png: [UInt8]) throws(NativeFailure) {
         var err = [CChar](repeating: 0, count: 256)
         guard let h = rsc_render_canvas_from_png(png, png.count, &err, err.count) else {
             throw .invalidArgument(messageFrom(err))
@@ -176,7 +166,7 @@ public final class RenderCanvas {
     }
 
     /// The picture as PNG bytes (raster) or an SVG document (an SVG canvas is finished by this).
-    public func encoded() throws(RoadSnapError) -> [UInt8] {
+    package func encoded() throws(NativeFailure) -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?
         var len = 0
         var err = [CChar](repeating: 0, count: 256)
@@ -187,7 +177,7 @@ public final class RenderCanvas {
     }
 
     /// The raster canvas as straight RGBA, rows `stride` bytes apart (default tightly packed).
-    public func rgba(into buffer: UnsafeMutableRawBufferPointer, stride: Int) throws(RoadSnapError) {
+    package func rgba(into buffer: UnsafeMutableRawBufferPointer, stride: Int) throws(NativeFailure) {
         guard kind == .raster else { throw .invalidArgument("an SVG canvas has no pixels") }
         guard stride >= pixelWidth * 4, buffer.count >= stride * pixelHeight, let base = buffer.baseAddress else {
             throw .invalidArgument("RGBA buffer of \(buffer.count) bytes (stride \(stride)) is too small for "
@@ -197,7 +187,7 @@ public final class RenderCanvas {
     }
 
     /// The raster canvas as tightly packed straight RGBA.
-    public func rgba() throws(RoadSnapError) -> [UInt8] {
+    package func rgba() throws(NativeFailure) -> [UInt8] {
         guard kind == .raster else { throw .invalidArgument("an SVG canvas has no pixels") }
         var out = [UInt8](repeating: 0, count: pixelWidth * pixelHeight * 4)
         let stride = pixelWidth * 4

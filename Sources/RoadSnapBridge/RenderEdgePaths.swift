@@ -28,7 +28,7 @@ public final class RenderEdgeShapes: @unchecked Sendable {
     public let counts: [Int32]
 
     /// Fails when the arrays disagree (a start or count outside `unitXY`).
-    public init(unitXY: [Double], starts: [Int64], counts: [Int32]) throws(RoadSnapError) {
+    package init(unitXY: [Double], starts: [Int64], counts: [Int32]) throws(NativeFailure) {
         guard starts.count == counts.count else {
             throw .invalidArgument("edge shapes: \(starts.count) starts but \(counts.count) counts")
         }

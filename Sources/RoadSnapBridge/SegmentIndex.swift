@@ -36,14 +36,12 @@ public final class SegmentIndex: @unchecked Sendable {
     public let cacheRadius: Double
     /// Keeps borrowed arrays (a compiled map's mapping) alive; nil when the index owns copies.
     private let owner: MemoryOwner?
-    /// Checks the borrowed arrays (a compiled map's checksums) before the first query context reads them.
-    private let verifier: (@Sendable () throws(RoadSnapError) -> Void)?
 
     /// Segment `i` runs from (ax[i], ay[i]) to (bx[i], by[i]) in metres, belongs to edge `edge[i]` and starts
     /// `offset[i]` metres along it; one entry of `directions` per edge: 0 both ways, 1 forward only, -1 backward
     /// only (the raw values of Core's `TravelDirection`: the Bridge knows no domain type).
     package init(ax: [Double], ay: [Double], bx: [Double], by: [Double], edge: [Int32], offset: [Double],
-                 directions: [Int8], cacheRadius: Double) throws(RoadSnapError)
+                 directions: [Int8], cacheRadius: Double) throws(NativeFailure)
     {
         let n = ax.count
         guard ay.count == n, bx.count == n, by.count == n, edge.count == n, offset.count == n else {
@@ -56,30 +54,22 @@ public final class SegmentIndex: @unchecked Sendable {
         handle = h
         self.cacheRadius = cacheRadius
         owner = nil
-        verifier = nil
     }
 
     /// An index reading the arrays of `view` in place (no copy; the STRtree for radii above the cache radius is
-    /// built on first such query); `owner` keeps them alive.
-    /// `verifier` (called by every `SegmentQuery` init, so it should remember success) checks the arrays before
-    /// any query reads them, for compiled maps verified lazily.
-    package init(borrowing view: rsc_index_view, owner: MemoryOwner,
-                verifier: (@Sendable () throws(RoadSnapError) -> Void)? = nil) throws(RoadSnapError)
-    {
+    /// built on first such query); `owner` keeps them alive. A compiled map verified lazily is checked by Core
+    /// (`RoadNetwork.makeQuery`) before any query context reads the arrays.
+    package init(borrowing view: rsc_index_view, owner: MemoryOwner) throws(NativeFailure) {
         var err = [CChar](repeating: 0, count: 256)
         var v = view
         guard let h = rsc_index_borrow(&v, &err, err.count) else { throw .geometry(messageFrom(err)) }
         handle = h
         cacheRadius = view.cache_radius
         self.owner = owner
-        self.verifier = verifier
     }
 
-    /// Runs the verifier of a lazily verified compiled map's index (no-op otherwise).
-    func verify() throws(RoadSnapError) { try verifier?() }
-
     /// The index's arrays (pointers valid while the index lives), for writing a compiled map.
-    package func exportView() throws(RoadSnapError) -> rsc_index_view {
+    package func exportView() throws(NativeFailure) -> rsc_index_view {
         var v = rsc_index_view()
         guard rsc_index_export(handle, &v) == RSC_OK else {
             throw .internalError("a borrowed segment index cannot be exported again; compile from the source map")
@@ -102,8 +92,7 @@ public final class SegmentQuery {
     public let index: SegmentIndex
     private var buffer: [rsc_candidate]
 
-    public init(index: SegmentIndex, capacity: Int = 64) throws(RoadSnapError) {
-        try index.verify()
+    package init(index: SegmentIndex, capacity: Int = 64) throws(NativeFailure) {
         guard let h = rsc_query_create(index.handle) else { throw .geometry("could not create a GEOS query context") }
         handle = h
         self.index = index
@@ -117,7 +106,7 @@ public final class SegmentQuery {
 
     /// Every edge within `radius` metres of `point`, one candidate per edge, nearest first (at most the capacity).
     /// Throws `.geometry` when GEOS fails (not loadable, no STRtree, a failed query): a failure is not "no road".
-    public func candidates(near point: LocalPoint, radius: Double, method: Method = .cached) throws(RoadSnapError)
+    package func candidates(near point: LocalPoint, radius: Double, method: Method = .cached) throws(NativeFailure)
         -> [SnapCandidate]
     {
         var result: [SnapCandidate] = []
@@ -129,7 +118,7 @@ public final class SegmentQuery {
     var failureMessage: String { nativeMessage(rsc_query_failure(handle)) }
 
     /// The error for a failed C call on this query.
-    func failure(_ status: Int32, near point: LocalPoint? = nil, radius: Double? = nil) -> RoadSnapError {
+    func failure(_ status: Int32, near point: LocalPoint? = nil, radius: Double? = nil) -> NativeFailure {
         var what = "candidate search"
         if let point, let radius { what += " within \(radius) m of (\(point.x), \(point.y))" }
         return nativeFailure(status, failureMessage, doing: what)
@@ -137,7 +126,7 @@ public final class SegmentQuery {
 
     /// Metres from `point` to the nearest edge within `radius`, nil when none (the first candidate, without
     /// collecting the others).
-    public func nearestDistance(to point: LocalPoint, radius: Double) throws(RoadSnapError) -> Double? {
+    package func nearestDistance(to point: LocalPoint, radius: Double) throws(NativeFailure) -> Double? {
         let n = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
             rsc_query_candidates(handle, point.x, point.y, radius, 1, b.baseAddress, 1)
         }
@@ -147,8 +136,8 @@ public final class SegmentQuery {
 
     /// Calls `body` with each candidate near `point`, nearest first, without allocating an array. A non-finite
     /// point or radius has no candidate; a GEOS failure throws `.geometry`.
-    public func forEachCandidate(near point: LocalPoint, radius: Double, method: Method = .cached,
-                                 _ body: (SnapCandidate) -> Void) throws(RoadSnapError)
+    package func forEachCandidate(near point: LocalPoint, radius: Double, method: Method = .cached,
+                                 _ body: (SnapCandidate) -> Void) throws(NativeFailure)
     {
         let cap = Int32(buffer.count)
         let n = buffer.withUnsafeMutableBufferPointer { b -> Int32 in
@@ -167,7 +156,7 @@ public final class SegmentQuery {
     /// Returns the number of fixes snapped.
     package func snapBatchRaw(x: UnsafePointer<Double>, y: UnsafePointer<Double>, course: UnsafePointer<Double>?,
                              count: Int, radius: Double, useCache: Bool = true,
-                             into out: UnsafeMutablePointer<rsc_candidate>) throws(RoadSnapError) -> Int
+                             into out: UnsafeMutablePointer<rsc_candidate>) throws(NativeFailure) -> Int
     {
         let rc = rsc_query_snap_batch(handle, x, y, course, count, radius, useCache ? 1 : 0, out)
         if rc < 0 { throw failure(rc) }
@@ -176,8 +165,8 @@ public final class SegmentQuery {
 
     /// The heading-aware best candidate for each fix (metres in the local frame; course in degrees or NaN).
     /// Entries are nil where no edge lies within `radius`. No allocation per fix.
-    public func snapBatch(x: [Double], y: [Double], course: [Double]?, radius: Double, useCache: Bool = true,
-                          into out: inout [SnapCandidate?]) throws(RoadSnapError)
+    package func snapBatch(x: [Double], y: [Double], course: [Double]?, radius: Double, useCache: Bool = true,
+                          into out: inout [SnapCandidate?]) throws(NativeFailure)
     {
         let cache: Int32 = useCache ? 1 : 0
         let n = min(x.count, y.count)

@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// Compiled maps (`.rsmap`): one file holding everything a session needs, memory-mapped and read in place.
 ///
 /// Sections (fixed-width little-endian arrays, 64-byte aligned, each with its checksum) hold the network (nodes,
@@ -8,6 +10,14 @@
 /// and section bounds, verifies the checksums and wraps each section as a `MappedArray`: nothing is decoded per
 /// element, and pages are read from disk (and shared with other processes) when first touched.
 public enum CompiledMap {
+    /// How much of a compiled map is checksummed when it is opened.
+    public enum Verification: Hashable, Sendable {
+        /// Every section at open (the default).
+        case all
+        /// The header and section table at open; each section the first time it is requested.
+        case lazy
+    }
+
     /// Section ids (stable within a format version).
     enum Section: UInt32, CaseIterable {
         case doubles = 1, ints = 2, sourceName = 3
@@ -67,8 +77,8 @@ public enum CompiledMap {
         }
         try control.checkCanceled("compiling \(path)")
         progress("writing", 0)
-        let w = try CompiledMapWriter(path: path)
-        let view = try network.index.exportView()
+        let w = try native { () throws(NativeFailure) in try CompiledMapWriter(path: path) }
+        let view = try native { () throws(NativeFailure) in try network.index.exportView() }
         var doubles = [Double](repeating: 0, count: D.allCases.count)
         doubles[D.centerLatitude.rawValue] = network.frameCenter.latitude
         doubles[D.centerLongitude.rawValue] = network.frameCenter.longitude
@@ -96,60 +106,62 @@ public enum CompiledMap {
             ints[I.coreSize.rawValue] = Int64(ch.coreSize)
             ints[I.rounds.rawValue] = Int64(ch.rounds)
         }
-        try w.add(id: Section.doubles.rawValue, doubles)
-        try w.add(id: Section.ints.rawValue, ints)
-        try w.add(id: Section.sourceName.rawValue, Array((sourcePath ?? network.sourceName).utf8))
-        try w.add(id: Section.nodes.rawValue, network.nodes)
-        try w.add(id: Section.nodeKeys.rawValue, network.nodeKeys)
-        try w.add(id: Section.edges.rawValue, network.edges.store.records)
-        try w.add(id: Section.shape.rawValue, network.shape)
-        try w.add(id: Section.localShape.rawValue, network.localShape)
-        try w.add(id: Section.attributes.rawValue, network.edges.store.attributeRecords)
-        try w.add(id: Section.stringOffsets.rawValue, network.strings.offsets)
-        try w.add(id: Section.stringBytes.rawValue, network.strings.bytes)
-        try w.add(id: Section.restrictions.rawValue, network.turnRestrictions.records)
-        try w.add(id: Section.exitNodes.rawValue, network.exitNumbers.nodes)
-        try w.add(id: Section.exitRefs.rawValue, network.exitNumbers.refs)
-        let g = network.graph
-        try w.add(id: Section.outStart.rawValue, g.outStart)
-        try w.add(id: Section.outArcs.rawValue, g.outArcs)
-        try w.add(id: Section.inStart.rawValue, g.inStart)
-        try w.add(id: Section.inArcs.rawValue, g.inArcs)
-        try w.add(id: Section.arcTail.rawValue, g.arcTail)
-        try w.add(id: Section.arcHead.rawValue, g.arcHead)
-        try w.add(id: Section.arcLength.rawValue, g.arcLength)
-        try w.add(id: Section.reverseArc.rawValue, g.reverseArc)
-        try w.add(id: Section.restrictionStart.rawValue, g.restrictionStart)
-        try w.add(id: Section.restrictionVia.rawValue, g.restrictionVia)
-        try w.add(id: Section.restrictionTo.rawValue, g.restrictionTo)
-        try w.add(id: Section.restrictionMandatory.rawValue, g.restrictionMandatory)
-        let n = view.segment_count
-        try w.add(id: Section.segments.rawValue, bytes: view.segments, count: 4 * n, elementSize: 8)
-        try w.add(id: Section.segmentLength.rawValue, bytes: view.length, count: n, elementSize: 8)
-        try w.add(id: Section.segmentOffset.rawValue, bytes: view.offset, count: n, elementSize: 8)
-        try w.add(id: Section.segmentBearing.rawValue, bytes: view.bearing, count: n, elementSize: 8)
-        try w.add(id: Section.segmentEdge.rawValue, bytes: view.edge, count: n, elementSize: 4)
-        try w.add(id: Section.segmentOrig.rawValue, bytes: view.orig, count: n, elementSize: 4)
-        try w.add(id: Section.edgeDirection.rawValue, bytes: view.edge_direction, count: view.edge_count, elementSize: 1)
-        try w.add(id: Section.cellStart.rawValue, bytes: view.cell_start, count: view.cell_count + 1, elementSize: 4)
-        try w.add(id: Section.cellItems.rawValue, bytes: view.cell_items, count: view.cell_item_count, elementSize: 4)
-        if let p = prepared, let ch = p.profile.hierarchy {
-            try w.add(id: Section.startBearing.rawValue, p.geometry.startBearing)
-            try w.add(id: Section.endBearing.rawValue, p.geometry.endBearing)
-            try w.add(id: Section.startsOnMain.rawValue, p.geometry.startsOnMain)
-            try w.add(id: Section.endsOnMain.rawValue, p.geometry.endsOnMain)
-            let t = p.profile.graph
-            try w.add(id: Section.arcCost.rawValue, t.arcCost)
-            try w.add(id: Section.turnStart.rawValue, t.turnStart)
-            try w.add(id: Section.turnTarget.rawValue, t.turnTarget)
-            try w.add(id: Section.turnCost.rawValue, t.turnCost)
-            try w.add(id: Section.reverseStart.rawValue, t.reverseStart)
-            try w.add(id: Section.reverseSource.rawValue, t.reverseSource)
-            try w.add(id: Section.reverseCost.rawValue, t.reverseCost)
-            for (s, a) in zip(Section.hierarchy, ch.storedArrays) { try w.add(id: s.rawValue, a) }
+        try native { () throws(NativeFailure) in
+            try w.add(id: Section.doubles.rawValue, doubles)
+            try w.add(id: Section.ints.rawValue, ints)
+            try w.add(id: Section.sourceName.rawValue, Array((sourcePath ?? network.sourceName).utf8))
+            try w.add(id: Section.nodes.rawValue, network.nodes)
+            try w.add(id: Section.nodeKeys.rawValue, network.nodeKeys)
+            try w.add(id: Section.edges.rawValue, network.edges.store.records)
+            try w.add(id: Section.shape.rawValue, network.shape)
+            try w.add(id: Section.localShape.rawValue, network.localShape)
+            try w.add(id: Section.attributes.rawValue, network.edges.store.attributeRecords)
+            try w.add(id: Section.stringOffsets.rawValue, network.strings.offsets)
+            try w.add(id: Section.stringBytes.rawValue, network.strings.bytes)
+            try w.add(id: Section.restrictions.rawValue, network.turnRestrictions.records)
+            try w.add(id: Section.exitNodes.rawValue, network.exitNumbers.nodes)
+            try w.add(id: Section.exitRefs.rawValue, network.exitNumbers.refs)
+            let g = network.graph
+            try w.add(id: Section.outStart.rawValue, g.outStart)
+            try w.add(id: Section.outArcs.rawValue, g.outArcs)
+            try w.add(id: Section.inStart.rawValue, g.inStart)
+            try w.add(id: Section.inArcs.rawValue, g.inArcs)
+            try w.add(id: Section.arcTail.rawValue, g.arcTail)
+            try w.add(id: Section.arcHead.rawValue, g.arcHead)
+            try w.add(id: Section.arcLength.rawValue, g.arcLength)
+            try w.add(id: Section.reverseArc.rawValue, g.reverseArc)
+            try w.add(id: Section.restrictionStart.rawValue, g.restrictionStart)
+            try w.add(id: Section.restrictionVia.rawValue, g.restrictionVia)
+            try w.add(id: Section.restrictionTo.rawValue, g.restrictionTo)
+            try w.add(id: Section.restrictionMandatory.rawValue, g.restrictionMandatory)
+            let n = view.segment_count
+            try w.add(id: Section.segments.rawValue, bytes: view.segments, count: 4 * n, elementSize: 8)
+            try w.add(id: Section.segmentLength.rawValue, bytes: view.length, count: n, elementSize: 8)
+            try w.add(id: Section.segmentOffset.rawValue, bytes: view.offset, count: n, elementSize: 8)
+            try w.add(id: Section.segmentBearing.rawValue, bytes: view.bearing, count: n, elementSize: 8)
+            try w.add(id: Section.segmentEdge.rawValue, bytes: view.edge, count: n, elementSize: 4)
+            try w.add(id: Section.segmentOrig.rawValue, bytes: view.orig, count: n, elementSize: 4)
+            try w.add(id: Section.edgeDirection.rawValue, bytes: view.edge_direction, count: view.edge_count, elementSize: 1)
+            try w.add(id: Section.cellStart.rawValue, bytes: view.cell_start, count: view.cell_count + 1, elementSize: 4)
+            try w.add(id: Section.cellItems.rawValue, bytes: view.cell_items, count: view.cell_item_count, elementSize: 4)
+            if let p = prepared, let ch = p.profile.hierarchy {
+                try w.add(id: Section.startBearing.rawValue, p.geometry.startBearing)
+                try w.add(id: Section.endBearing.rawValue, p.geometry.endBearing)
+                try w.add(id: Section.startsOnMain.rawValue, p.geometry.startsOnMain)
+                try w.add(id: Section.endsOnMain.rawValue, p.geometry.endsOnMain)
+                let t = p.profile.graph
+                try w.add(id: Section.arcCost.rawValue, t.arcCost)
+                try w.add(id: Section.turnStart.rawValue, t.turnStart)
+                try w.add(id: Section.turnTarget.rawValue, t.turnTarget)
+                try w.add(id: Section.turnCost.rawValue, t.turnCost)
+                try w.add(id: Section.reverseStart.rawValue, t.reverseStart)
+                try w.add(id: Section.reverseSource.rawValue, t.reverseSource)
+                try w.add(id: Section.reverseCost.rawValue, t.reverseCost)
+                for (s, a) in zip(Section.hierarchy, ch.storedArrays) { try w.add(id: s.rawValue, a) }
+            }
         }
         try control.checkCanceled("compiling \(path)")
-        try w.finish(sourceSize: source.size, sourceHash: source.hash)
+        try native { () throws(NativeFailure) in try w.finish(sourceSize: source.size, sourceHash: source.hash) }
         progress("writing", 1)
     }
 
@@ -158,17 +170,17 @@ public enum CompiledMap {
     /// when the first query context (`Snapper`, `MapMatcher`, `MatchGraph`, `Router`, navigator) is made - a damaged
     /// section then makes that throw (a router answers `.internalError`) - or by `RoadNetwork.verifyStorage()`; the
     /// routing sections when a router first reads them (a damaged one is rebuilt from the network instead).
-    public static func open(path: String, verification: CompiledMapFile.Verification = .all) throws(RoadSnapError)
+    public static func open(path: String, verification: CompiledMap.Verification = .all) throws(RoadSnapError)
         -> RoadNetwork
     {
-        let memory = try MappedMemory(path: path)
+        let memory = try native { () throws(NativeFailure) in try MappedMemory(path: path) }
         return try open(memory: memory, name: path, verification: verification)
     }
 
     /// Opens a compiled map held in memory (`bytes` must stay valid and unchanged while the network lives, and be
     /// 64-byte aligned). `name` names it in messages.
     public static func open(bytes: UnsafeRawPointer, size: Int, name: String,
-                            verification: CompiledMapFile.Verification = .all) throws(RoadSnapError) -> RoadNetwork
+                            verification: CompiledMap.Verification = .all) throws(RoadSnapError) -> RoadNetwork
     {
         guard Int(bitPattern: bytes) % compiledMapAlignment == 0 else {
             throw .invalidArgument("\(name): a compiled map in memory must start at a 64-byte aligned address")
@@ -176,11 +188,11 @@ public enum CompiledMap {
         return try open(memory: MappedMemory(borrowing: bytes, size: size), name: name, verification: verification)
     }
 
-    static func open(memory: MappedMemory, name: String, verification: CompiledMapFile.Verification)
+    static func open(memory: MappedMemory, name: String, verification: CompiledMap.Verification)
         throws(RoadSnapError) -> RoadNetwork
     {
-        let file = try CompiledMapFile(memory: memory, path: name, verification: verification,
-                                       sectionNames: Section.names)
+        let file = try native { () throws(NativeFailure) in try CompiledMapFile(memory: memory, path: name, verifyAll: verification == .all,
+                                       sectionNames: Section.names) }
         func bad(_ reason: String) -> RoadSnapError { .invalidMap(path: name, reason: reason) }
         // With lazy verification only the small header sections are verified now; the rest are verified (once)
         // before the first query context reads them (`RoadNetwork.verifyStorage`).
@@ -188,10 +200,10 @@ public enum CompiledMap {
         var deferred: [UInt32] = []
         func a<T>(_ s: Section, _ t: T.Type = T.self) throws(RoadSnapError) -> MappedArray<T> {
             if lazy { deferred.append(s.rawValue) }
-            return try file.array(s.rawValue, verify: !lazy)
+            return try native { () throws(NativeFailure) in try file.array(s.rawValue, verify: !lazy) }
         }
-        let doubles: MappedArray<Double> = try file.array(Section.doubles.rawValue)
-        let ints: MappedArray<Int64> = try file.array(Section.ints.rawValue)
+        let doubles: MappedArray<Double> = try native { () throws(NativeFailure) in try file.array(Section.doubles.rawValue) }
+        let ints: MappedArray<Int64> = try native { () throws(NativeFailure) in try file.array(Section.ints.rawValue) }
         guard doubles.count == D.allCases.count, ints.count == I.allCases.count else {
             throw bad("compiled map has a malformed header section")
         }
@@ -273,7 +285,7 @@ public enum CompiledMap {
         if lazy {
             let pending = deferred
             deferredCheck = DeferredCheck { () throws(RoadSnapError) in
-                for id in pending { try file.verify(id) }
+                for id in pending { try native { () throws(NativeFailure) in try file.verify(id) } }
                 try validate()
             }
         } else {
@@ -281,9 +293,7 @@ public enum CompiledMap {
             deferredCheck = nil
         }
         let index: SegmentIndex
-        var verifier: (@Sendable () throws(RoadSnapError) -> Void)? = nil
-        if let deferredCheck { verifier = deferredCheck.run }
-        do { index = try SegmentIndex(borrowing: view, owner: memory, verifier: verifier) } catch {
+        do { index = try SegmentIndex(borrowing: view, owner: memory) } catch {
             throw bad("compiled map segment index is inconsistent: \(error)")
         }
         let bounds = GeoBoundingBox(minLatitude: d(.minLatitude), minLongitude: d(.minLongitude),
@@ -356,7 +366,7 @@ public enum CompiledMap {
         let side: DrivingSide = ints[I.drivingSide.rawValue] == 1 ? .left : (ints[I.drivingSide.rawValue] == 2 ? .right : .none)
         guard side == drivingSide else { return nil }
         do {
-            func a(_ s: Section) throws(RoadSnapError) -> MappedArray<Int32> { try file.array(s.rawValue) }
+            func a(_ s: Section) throws(RoadSnapError) -> MappedArray<Int32> { try native { () throws(NativeFailure) in try file.array(s.rawValue) } }
             let arcs = 2 * network.edges.count
             let t = TurnGraph(arcCount: arcs, arcCost: try a(.arcCost), turnStart: try a(.turnStart),
                               turnTarget: try a(.turnTarget), turnCost: try a(.turnCost),

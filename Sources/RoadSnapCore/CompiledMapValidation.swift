@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// Value checks of a compiled map's sections (issue 16). Checksums catch accidental damage, not a file crafted to
 /// pass them: every stored value that is later used as an index or a length (node, edge, arc, segment, vertex, link,
 /// string and attribute numbers; the start tables of grouped lists; the cell cache) is checked here against the

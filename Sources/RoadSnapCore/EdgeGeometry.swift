@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// The one walk along an edge's geometry (issue 18): the point at an offset, the bearing there, and the part of the
 /// edge between two offsets, for the network (snapping, navigation), the matcher's path geometry and the route's
 /// leg geometry alike. Offsets are metres from the edge's geometry start, measured on the local-frame segments.
@@ -57,21 +59,36 @@ extension RoadNetwork {
                              longitude: p.longitude + t * (q.longitude - p.longitude))
     }
 
-    /// The part of edge `e` between geometry offsets `lo` ≤ `hi`, in geometry order: the point at `lo`, every vertex
-    /// whose offset lies strictly between them, the point at `hi` (repeats are the caller's to drop).
-    func forEachPoint(ofEdge e: Int, from lo: Double, to hi: Double, _ body: (GeoCoordinate) -> Void) {
-        body(coordinate(onEdge: e, offset: lo))
+    /// The shape indices of edge `e`'s vertices whose geometry offsets lie strictly between `lo` and `hi`, in
+    /// geometry order.
+    func forEachVertex(ofEdge e: Int, between lo: Double, and hi: Double, _ body: (Int) -> Void) {
         let r = edges[e].shapeRange
-        let local = localShape, shape = shape
+        let local = localShape
         var acc = 0.0
         var i = r.lowerBound
         while i + 1 < r.upperBound {
             let a = local[i], b = local[i + 1]
             acc += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if acc > lo && acc < hi { body(shape[i + 1]) }
+            if acc > lo && acc < hi { body(i + 1) }
             i += 1
         }
+    }
+
+    /// The part of edge `e` between geometry offsets `lo` ≤ `hi`, in geometry order: the point at `lo`, every vertex
+    /// whose offset lies strictly between them, the point at `hi` (repeats are the caller's to drop).
+    func forEachPoint(ofEdge e: Int, from lo: Double, to hi: Double, _ body: (GeoCoordinate) -> Void) {
+        body(coordinate(onEdge: e, offset: lo))
+        let shape = shape
+        forEachVertex(ofEdge: e, between: lo, and: hi) { body(shape[$0]) }
         body(coordinate(onEdge: e, offset: hi))
+    }
+
+    /// The same part in the local frame.
+    func forEachLocalPoint(ofEdge e: Int, from lo: Double, to hi: Double, _ body: (LocalPoint) -> Void) {
+        body(localPoint(onEdge: e, offset: lo))
+        let local = localShape
+        forEachVertex(ofEdge: e, between: lo, and: hi) { body(local[$0]) }
+        body(localPoint(onEdge: e, offset: hi))
     }
 
     /// Appends the part of edge `edge` between `from` and `to` metres (measured in the travel direction) to `points`,

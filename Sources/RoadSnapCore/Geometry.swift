@@ -1,4 +1,4 @@
-@_exported import RoadSnapBridge
+import RoadSnapBridge
 
 /// A WGS84 position in degrees.
 public struct GeoCoordinate: Hashable, Sendable {

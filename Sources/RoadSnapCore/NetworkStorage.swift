@@ -1,3 +1,4 @@
+import RoadSnapBridge
 import Synchronization
 
 /// Strings of a network (names, refs, turn lanes, destinations, restriction values, exit numbers, string source

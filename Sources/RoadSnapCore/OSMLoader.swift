@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 extension RoadNetwork {
     /// Loads car roads, ferries and turn restrictions from `.osm.pbf`, `.osm`, `.osm.gz` or `.osm.bz2` via libosmium.
     /// Ways referencing nodes missing from the file keep their runs of located nodes; `warn` is told how many.
@@ -10,7 +12,7 @@ extension RoadNetwork {
         guard [".osm.pbf", ".pbf", ".osm", ".osm.gz", ".osm.bz2"].contains(where: { lower.hasSuffix($0) }) else {
             throw .invalidMap(path: path, reason: "unknown map format (expected .osm.pbf, .osm, .osm.gz, .osm.bz2 or .geojson)")
         }
-        let extract = try OSMExtract(path: path)
+        let extract = try native { () throws(NativeFailure) in try OSMExtract(path: path) }
         var ways: [RoadWay] = []
         ways.reserveCapacity(extract.wayCount)
         var roads = 0, cutRoads = 0, missingRefs = 0

@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// Directed view of a road network. Arc `2e` travels edge `e` along its geometry, arc `2e + 1` against it;
 /// only arcs the edge's direction allows are listed.
 public final class RoadGraph: Sendable {

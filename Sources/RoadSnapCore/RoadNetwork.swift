@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// A road between two junctions: one piece of a way, with its geometry, direction and attributes. A value read
 /// from the network's edge records (the attributes and a string source id are decoded when asked for).
 public struct RoadEdge: Hashable, Sendable {
@@ -166,7 +168,7 @@ public final class RoadNetwork: Sendable {
             throw .noDrivableRoads(path: sourceName)
         }
         let frameCenter = bounds.center
-        let frame = try LocalFrame(centerLatitude: frameCenter.latitude, centerLongitude: frameCenter.longitude)
+        let frame = try native { () throws(NativeFailure) in try LocalFrame(centerLatitude: frameCenter.latitude, centerLongitude: frameCenter.longitude) }
 
         // Vertex identity: node keys when given, else the coordinate rounded to 1e-7 degrees.
         func key(_ way: RoadWay, _ i: Int) -> Int64 {
@@ -247,7 +249,7 @@ public final class RoadNetwork: Sendable {
         }
 
         var xs: [Double] = [], ys: [Double] = []
-        try frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys)
+        try native { () throws(NativeFailure) in try frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys) }
         var localShape: [LocalPoint] = []
         localShape.reserveCapacity(shape.count)
         for i in shape.indices {
@@ -270,9 +272,9 @@ public final class RoadNetwork: Sendable {
             }
             records[e].length = offset
         }
-        let index = try SegmentIndex(ax: ax, ay: ay, bx: bx, by: by, edge: segEdge, offset: segOffset,
+        let index = try native { () throws(NativeFailure) in try SegmentIndex(ax: ax, ay: ay, bx: bx, by: by, edge: segEdge, offset: segOffset,
                                      directions: records.map { (TravelDirection(rawValue: $0.direction) ?? .both).rawValue },
-                                     cacheRadius: indexCacheRadius)
+                                     cacheRadius: indexCacheRadius) }
 
         // Turn restrictions: from/to edges of the named ways that touch the via node.
         var resolved: [RestrictionRecord] = []
@@ -327,7 +329,16 @@ public final class RoadNetwork: Sendable {
 
     /// A new PROJ frame of this network (one per thread).
     public func makeFrame() throws(RoadSnapError) -> LocalFrame {
-        try LocalFrame(centerLatitude: frameCenter.latitude, centerLongitude: frameCenter.longitude)
+        try native { () throws(NativeFailure) in
+            try LocalFrame(centerLatitude: frameCenter.latitude, centerLongitude: frameCenter.longitude)
+        }
+    }
+
+    /// A new query context on the network's segment index (one per thread), for up to `capacity` candidates per
+    /// search; a compiled map opened with lazy verification is checked first (`verifyStorage`).
+    package func makeQuery(capacity: Int) throws(RoadSnapError) -> SegmentQuery {
+        try verifyStorage()
+        return try native { () throws(NativeFailure) in try SegmentQuery(index: index, capacity: capacity) }
     }
 
     /// Local-frame geometry of edge `e`.

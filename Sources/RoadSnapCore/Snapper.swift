@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// A fix snapped to the road: which edge, where on it, and how far the fix was.
 public struct SnappedFix: Hashable, Sendable {
     public var edge: Int
@@ -23,19 +25,22 @@ public final class Snapper {
     public init(network: RoadNetwork, maxCandidates: Int = 64) throws(RoadSnapError) {
         self.network = network
         frame = try network.makeFrame()
-        query = try SegmentQuery(index: network.index, capacity: maxCandidates)
+        query = try network.makeQuery(capacity: maxCandidates)
     }
 
     /// The fix's position in the network's local frame.
-    public func project(_ c: GeoCoordinate) -> LocalPoint { frame.forward(latitude: c.latitude, longitude: c.longitude) }
+    /// Throws `.projection` (which point, PROJ's reason) when PROJ refuses the coordinate.
+    public func project(_ c: GeoCoordinate) throws(RoadSnapError) -> LocalPoint {
+        try native { () throws(NativeFailure) in try frame.project(latitude: c.latitude, longitude: c.longitude) }
+    }
 
     /// All candidate edges within `radius` of the coordinate, nearest first. Throws `.projection` when PROJ refuses
     /// the coordinate and `.geometry` when the GEOS search fails.
     public func candidates(near c: GeoCoordinate, radius: Double = Snapper.defaultRadius,
                            method: SegmentQuery.Method = .cached) throws(RoadSnapError) -> [SnapCandidate]
     {
-        try query.candidates(near: frame.project(latitude: c.latitude, longitude: c.longitude), radius: radius,
-                             method: method)
+        try native { () throws(NativeFailure) in try query.candidates(near: frame.project(latitude: c.latitude, longitude: c.longitude), radius: radius,
+                             method: method) }
     }
 
     /// Snaps one fix: the nearest edge, with course and one-way direction taken into account. Nil when none is near;
@@ -48,10 +53,10 @@ public final class Snapper {
 
     /// Snaps many fixes in one C call (projection batched through PROJ, candidate choice in C).
     public func snap(_ fixes: [Fix], radius: Double = Snapper.defaultRadius) throws(RoadSnapError) -> [SnappedFix?] {
-        try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
-                          x: &xs, y: &ys)
+        try native { () throws(NativeFailure) in try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+                          x: &xs, y: &ys) }
         courses = fixes.map { $0.course ?? .nan }
-        try query.snapBatch(x: xs, y: ys, course: courses, radius: radius, into: &batch)
+        try native { () throws(NativeFailure) in try query.snapBatch(x: xs, y: ys, course: courses, radius: radius, into: &batch) }
         return batch.enumerated().map { i, c in c.map { snapped($0, course: fixes[i].course) } }
     }
 
@@ -59,7 +64,7 @@ public final class Snapper {
     public func snapProjected(x: [Double], y: [Double], course: [Double]?, radius: Double,
                               into out: inout [SnapCandidate?]) throws(RoadSnapError)
     {
-        try query.snapBatch(x: x, y: y, course: course, radius: radius, into: &out)
+        try native { () throws(NativeFailure) in try query.snapBatch(x: x, y: y, course: course, radius: radius, into: &out) }
     }
 
     func snapped(_ c: SnapCandidate, course: Double?) -> SnappedFix {

@@ -171,7 +171,7 @@ public enum MapLoader {
     /// `verification` says when a compiled map's checksums are verified (see `CompiledMap.open`).
     /// `warn` receives what was left out of a source map (non-car GeoJSON features, OSM ways cut by missing nodes).
     public static func load(path: String, indexCacheRadius: Double = RoadNetwork.defaultIndexCacheRadius,
-                            verification: CompiledMapFile.Verification = .all, warn: (String) -> Void = { _ in })
+                            verification: CompiledMap.Verification = .all, warn: (String) -> Void = { _ in })
         throws(RoadSnapError) -> RoadNetwork
     {
         try FileIO.checkReadable(path)

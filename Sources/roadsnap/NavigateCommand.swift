@@ -236,6 +236,9 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
         emit(NavigationEventJSON.rerouteOffer(offer))
         if acceptsFasterRoutes { navigator.acceptRerouteOffer() }
     }
+    func locationProvider(_ provider: RoadSnappedLocationProvider, didSkip fix: Fix, error: RoadSnapError) {
+        emit(NavigationEventJSON.skippedFix(fix, error: error))
+    }
     func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation) {
         if locations { emit(NavigationEventJSON.location(location, network: network)) }
     }

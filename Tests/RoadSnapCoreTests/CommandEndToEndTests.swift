@@ -44,7 +44,7 @@ import Testing
             #expect(Int(row[0]) == k)
             #expect(abs(Double(row[2])! - track.fixes[k].coordinate.latitude) < 1e-7)
             let snapped = try GeoCoordinate(latitude: Double(row[6])!, longitude: Double(row[7])!)
-            let a = snapper.project(snapped), b = snapper.project(track.fixes[k].coordinate)
+            let a = try snapper.project(snapped), b = try snapper.project(track.fixes[k].coordinate)
             let d = ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot()
             #expect(abs(d - Double(row[8])!) < 0.01, "fix \(k): \(d) vs \(row[8])")
         }

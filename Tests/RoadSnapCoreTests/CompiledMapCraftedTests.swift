@@ -57,7 +57,7 @@ import Testing
     /// step either works or throws; the reasons of the refusals are returned (full open, lazy first use).
     static func openAndUse(_ bytes: [UInt8]) -> (all: String?, lazy: String?) {
         var reasons: [String?] = []
-        for verification in [CompiledMapFile.Verification.all, .lazy] {
+        for verification in [CompiledMap.Verification.all, .lazy] {
             switch CompiledMapTests.open(bytes, verification: verification) {
             case let .failure(error):
                 if case let .invalidMap(path, reason) = error, path == "damaged.rsmap" {

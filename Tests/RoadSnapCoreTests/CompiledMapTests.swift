@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
-import RoadSnapCore
+import RoadSnapBridge
+@testable import RoadSnapCore
 import RoadSnapFormats
 import Testing
 
@@ -219,7 +220,7 @@ import Testing
     // MARK: damaged files
 
     /// Opens bytes held in memory (64-byte aligned), as firmware would.
-    static func open(_ bytes: [UInt8], verification: CompiledMapFile.Verification = .all) -> Result<RoadNetwork, RoadSnapError> {
+    static func open(_ bytes: [UInt8], verification: CompiledMap.Verification = .all) -> Result<RoadNetwork, RoadSnapError> {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 64)
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
         // The bytes must outlive the network: test buffers are small and left allocated until the process ends.

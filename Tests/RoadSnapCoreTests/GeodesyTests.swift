@@ -1,4 +1,5 @@
-import RoadSnapCore
+import RoadSnapBridge
+@testable import RoadSnapCore
 import Testing
 
 @Suite struct GeodesyTests {
@@ -8,7 +9,7 @@ import Testing
         for _ in 0..<2000 {
             let lat = 47.5757 + Double.random(in: -0.2...0.2, using: &rng)
             let lon = -122.133 + Double.random(in: -0.3...0.3, using: &rng)
-            let p = frame.forward(latitude: lat, longitude: lon)
+            let p = try frame.project(latitude: lat, longitude: lon)
             let back = frame.inverse(p)
             let error = Geodesic.inverse(latitude1: lat, longitude1: lon, latitude2: back.latitude,
                                          longitude2: back.longitude).distance
@@ -16,7 +17,7 @@ import Testing
         }
         // The frame is metric: 1 km north of the centre is ~1 km in y.
         let north = Geodesic.direct(latitude: 47.5757, longitude: -122.133, azimuth: 0, distance: 1000)
-        let p = frame.forward(latitude: north.latitude, longitude: north.longitude)
+        let p = try frame.project(latitude: north.latitude, longitude: north.longitude)
         #expect(abs(p.y - 1000) < 0.01)
         #expect(abs(p.x) < 0.01)
     }
@@ -24,12 +25,12 @@ import Testing
     @Test func clonedFrameAgrees() throws {
         let frame = try LocalFrame(centerLatitude: 43.73, centerLongitude: 7.42)
         let copy = try frame.clone()
-        let a = frame.forward(latitude: 43.74, longitude: 7.43), b = copy.forward(latitude: 43.74, longitude: 7.43)
+        let a = try frame.project(latitude: 43.74, longitude: 7.43), b = try copy.project(latitude: 43.74, longitude: 7.43)
         #expect(a == b)
     }
 
     @Test func invalidFrameCentreThrows() {
-        #expect(throws: RoadSnapError.self) { try LocalFrame(centerLatitude: 95, centerLongitude: 0) }
+        #expect(throws: NativeFailure.self) { try LocalFrame(centerLatitude: 95, centerLongitude: 0) }
     }
 
     /// Vincenty (1975) / Geoscience Australia worked example: Flinders Peak to Buninyong, 54,972.271 m,

@@ -1,5 +1,6 @@
 import Testing
-import RoadSnapCore
+import RoadSnapBridge
+@testable import RoadSnapCore
 import RoadSnapFormats
 
 /// The matched path's geometry (one walk per path step) against the obvious construction: each step's two ends

@@ -1,5 +1,5 @@
 import Testing
-import RoadSnapCore
+@testable import RoadSnapCore
 import RoadSnapFormats
 
 /// The route search between far-apart fixes: one goal-directed search from all of the previous fix's candidates at
@@ -44,10 +44,10 @@ import RoadSnapFormats
     @Test func nodePositionsAreChecked() throws {
         let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/00000005"))
         let graph = try MatchGraph(network: k.network)
-        #expect(throws: RoadSnapError.self) { try graph.setNodePositions(x: [0], y: [0]) }
+        #expect(throws: NativeFailure.self) { try graph.setNodePositions(x: [0], y: [0]) }
         let n = k.network.graph.nodeCount
         var x = [Double](repeating: 0, count: n)
         x[0] = .nan
-        #expect(throws: RoadSnapError.self) { try graph.setNodePositions(x: x, y: [Double](repeating: 0, count: n)) }
+        #expect(throws: NativeFailure.self) { try graph.setNodePositions(x: x, y: [Double](repeating: 0, count: n)) }
     }
 }

@@ -198,7 +198,7 @@ import RoadSnapFormats
                           x: &x, y: &y)
             let t = cut.map { $0.time ?? .nan }
             cuts += 1
-            try engine.run(parameters: Self.parameters, x: x, y: y, time: t, course: nil, speed: nil)
+            try engine.run(parameters: Self.parameters.engine, x: x, y: y, time: t, course: nil, speed: nil)
             let fast = engine.fixes
             guard engine.subMatches.count == 1, fast.allSatisfy({ $0.arc >= 0 }) else { continue }
             compared += 1

@@ -25,17 +25,77 @@ import RoadSnapFormats
     @Test func aPointPROJRefusesIsAProjectionErrorNamingThePoint() throws {
         let network = try TestData.bellevue()
         let far = Self.outsideTheFrame(network)
-        let frame = try network.makeFrame()
-        // The frame itself: PROJ's reason and which point.
-        let direct = try #require(Self.projectionMessage { () throws(RoadSnapError) in
-            _ = try frame.project(latitude: far.latitude, longitude: far.longitude)
-        })
+        let snapper = try Snapper(network: network)
+        // The one single-point projection: PROJ's reason and which point, never a NaN point.
+        let direct = try #require(Self.projectionMessage { () throws(RoadSnapError) in _ = try snapper.project(far) })
         #expect(direct.contains("point 0"), "\(direct)")
         #expect(direct.contains("outside"), "PROJ's reason is missing: \(direct)")
-        // A point inside still projects, and the NaN path stays NaN (not a crash, not a stale value).
-        let inside = try frame.project(latitude: network.frameCenter.latitude, longitude: network.frameCenter.longitude)
+        let matcher = try StreamMatcher(network: network)
+        let streamed = try #require(Self.projectionMessage { () throws(RoadSnapError) in _ = try matcher.project(far) })
+        #expect(streamed.contains("outside"), "\(streamed)")
+        // A point inside still projects.
+        let inside = try snapper.project(network.frameCenter)
         #expect(abs(inside.x) < 1e-6 && abs(inside.y) < 1e-6)
-        #expect(frame.forward(latitude: far.latitude, longitude: far.longitude).x.isNaN)
+    }
+
+    /// The stream matcher reports a fix PROJ refuses and keeps the lags of the fixes after it aligned: the fix is
+    /// pushed unmatched, then the push throws.
+    @Test func aStreamedFixPROJRefusesIsReportedAndPushedUnmatched() throws {
+        let network = try TestData.bellevue()
+        let track = try TrackReader.read(path: TestData.bellevueDrive)
+        let matcher = try StreamMatcher(network: network, maxLag: 2)
+        for f in track.fixes.prefix(5) { try matcher.push(f) }
+        #expect(matcher.result(lag: 0) != nil)
+        var far = track.fixes[5]
+        far.coordinate = Self.outsideTheFrame(network)
+        let message = try #require(Self.projectionMessage { () throws(RoadSnapError) in try matcher.push(far) })
+        #expect(message.contains("outside"), "\(message)")
+        #expect(matcher.result(lag: 0) == nil)   // the refused fix, unmatched
+        #expect(matcher.result(lag: 1) != nil)   // the fix before it, still answered
+        try matcher.push(track.fixes[6])
+        #expect(matcher.result(lag: 1) == nil)   // the refused fix is one back now: the lags stay aligned
+    }
+
+    /// Navigation: a raw fix PROJ refuses is skipped and said so to the location listeners (with PROJ's reason);
+    /// no location, NaN or otherwise, is reported for it, and the fixes after it are reported as before.
+    @Test func aNavigationFixPROJRefusesIsSkippedWithAWord() throws {
+        final class Listener: RoadSnappedLocationProviderListener, @unchecked Sendable {
+            var locations: [RoadSnappedLocation] = []
+            var skipped: [(Fix, RoadSnapError)] = []
+            func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation) {
+                locations.append(location)
+            }
+            func locationProvider(_ provider: RoadSnappedLocationProvider, didSkip fix: Fix, error: RoadSnapError) {
+                skipped.append((fix, error))
+            }
+        }
+        let network = try TestData.bellevue()
+        let track = try TrackReader.read(path: TestData.bellevueDrive)
+        let session = try NavigationSession(router: Router(network: network), clock: VirtualClock(start: 0),
+                                            listenerQueue: nil)
+        let listener = Listener()
+        let provider = session.roadSnappedLocationProvider
+        provider.add(listener)
+        provider.startUpdatingLocation()
+        let fixes = Array(track.fixes.prefix(30))
+        for f in fixes.prefix(10) { provider.updateLocation(with: f) }
+        let before = listener.locations.count
+        #expect(before > 0)
+        var far = fixes[10]
+        far.coordinate = Self.outsideTheFrame(network)
+        provider.updateLocation(with: far)
+        #expect(listener.locations.count == before)
+        #expect(listener.locations.allSatisfy { $0.coordinate.latitude.isFinite && $0.coordinate.longitude.isFinite })
+        try #require(listener.skipped.count == 1)
+        #expect(listener.skipped[0].0 == far)
+        guard case let .projection(message) = listener.skipped[0].1 else {
+            Issue.record("expected a projection error, got \(listener.skipped[0].1)")
+            return
+        }
+        #expect(message.contains("outside"), "\(message)")
+        for f in fixes[11...] { provider.updateLocation(with: f) }
+        #expect(listener.locations.count > before)
+        #expect(listener.skipped.count == 1)
     }
 
     @Test func snapMatchAndRouteReportAFixPROJRefuses() throws {

@@ -1,5 +1,6 @@
 import Foundation
-import RoadSnapCore
+import RoadSnapBridge
+@testable import RoadSnapCore
 import Testing
 
 @Suite struct RoadNetworkTests {

@@ -1,5 +1,6 @@
 import Foundation
-import RoadSnapCore
+import RoadSnapBridge
+@testable import RoadSnapCore
 import Testing
 
 @Suite struct SnapperTests {
@@ -15,7 +16,7 @@ import Testing
         for i in 0..<10_000 {
             let c = b.randomCoordinate(using: &rng)
             let radius = i % 4 == 0 ? 25.0 : 50.0
-            let p = snapper.project(c)
+            let p = try snapper.project(c)
             let fast = try snapper.query.candidates(near: p, radius: radius, method: method)
             let slow = try snapper.query.candidates(near: p, radius: radius, method: .bruteForce)
             if !fast.isEmpty { nonEmpty += 1 }
@@ -40,7 +41,7 @@ import Testing
         }
         var compared = 0, interiorBearings = 0
         for _ in 0..<3_000 {
-            let p = snapper.project(network.bounds.randomCoordinate(using: &rng))
+            let p = try snapper.project(network.bounds.randomCoordinate(using: &rng))
             var reference: [(edge: Int, x: Double, y: Double, d: Double, offset: Double, bearing: Double?)] = []
             for e in network.edges.indices {
                 let box = boxes[e]
@@ -99,7 +100,7 @@ import Testing
         var found = 0
         for _ in 0..<2_000 {
             let c = b.randomCoordinate(using: &rng)
-            let p = snapper.project(c)
+            let p = try snapper.project(c)
             let slow = try snapper.query.candidates(near: p, radius: 40, method: .bruteForce).map(\.distance).min()
             #expect(try snapper.query.nearestDistance(to: p, radius: 40) == slow)
             if slow != nil { found += 1 }
@@ -114,7 +115,7 @@ import Testing
         let b = network.bounds
         for _ in 0..<500 {
             let c = b.randomCoordinate(using: &rng)
-            let p = snapper.project(c)
+            let p = try snapper.project(c)
             #expect(try snapper.query.candidates(near: p, radius: 120, method: .cached)
                     == snapper.query.candidates(near: p, radius: 120, method: .bruteForce))
         }
@@ -195,7 +196,7 @@ import Testing
         var nonEmpty = 0
         for i in 0..<10_000 {
             let c = b.randomCoordinate(using: &rng)
-            let p = snapper.project(c)
+            let p = try snapper.project(c)
             let radius = i % 3 == 0 ? 20.0 : 50.0
             let fast = try snapper.query.candidates(near: p, radius: radius, method: .cached)
             #expect(try fast == snapper.query.candidates(near: p, radius: radius, method: .bruteForce))

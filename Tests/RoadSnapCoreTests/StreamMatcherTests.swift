@@ -33,12 +33,12 @@ import RoadSnapFormats
         let query = try SegmentQuery(index: network.index, capacity: 256)
         let engine = try MatchEngine(graph: graph, query: query)
         let (x, y, t) = try Self.localDrive(network, range: 200..<600)
-        let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters, maxLag: 10, routeBonus: 0)
+        let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters.engine, maxLag: 10, routeBonus: 0)
         var compared = 0, differing: [String] = []
         for i in x.indices {
             try stream.push(x: x[i], y: y[i], time: t[i])
             guard i % 7 == 0 || i == x.count - 1 else { continue }
-            let n = try engine.run(parameters: Self.parameters, x: Array(x[...i]), y: Array(y[...i]),
+            let n = try engine.run(parameters: Self.parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
                                    time: Array(t[...i]), course: nil, speed: nil)
             #expect(n >= 1)
             let batch = engine.fixes
@@ -181,19 +181,19 @@ import RoadSnapFormats
         let engine = try MatchEngine(graph: graph, query: try SegmentQuery(index: network.index, capacity: 256))
         let (x, y, t) = try StreamMatcherTests.localDrive(network, range: 0..<200)
         let parameters = StreamMatcherTests.parameters
-        #expect(try engine.run(parameters: parameters, x: x, y: y, time: t, course: nil, speed: nil) >= 1)
+        #expect(try engine.run(parameters: parameters.engine, x: x, y: y, time: t, course: nil, speed: nil) >= 1)
         #expect(engine.fixes.count == 200 && !engine.subMatches.isEmpty)
         // Per-fix arrays of the wrong length: refused before C runs.
-        #expect(throws: RoadSnapError.self) {
-            try engine.run(parameters: parameters, x: x, y: y, time: Array(t.prefix(10)), course: nil, speed: nil)
+        #expect(throws: NativeFailure.self) {
+            try engine.run(parameters: parameters.engine, x: x, y: y, time: Array(t.prefix(10)), course: nil, speed: nil)
         }
         #expect(engine.fixes.isEmpty && engine.subMatches.isEmpty)
         // Parameters the engine refuses: the same.
-        #expect(try engine.run(parameters: parameters, x: x, y: y, time: t, course: nil, speed: nil) >= 1)
+        #expect(try engine.run(parameters: parameters.engine, x: x, y: y, time: t, course: nil, speed: nil) >= 1)
         var bad = parameters
         bad.radius = 1e9
-        #expect(throws: RoadSnapError.self) {
-            try engine.run(parameters: bad, x: x, y: y, time: t, course: nil, speed: nil)
+        #expect(throws: NativeFailure.self) {
+            try engine.run(parameters: bad.engine, x: x, y: y, time: t, course: nil, speed: nil)
         }
         #expect(engine.fixes.isEmpty && engine.subMatches.isEmpty)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import RoadSnapBridge
 import RoadSnapCore
 @testable import RoadSnapFormats
 import Testing

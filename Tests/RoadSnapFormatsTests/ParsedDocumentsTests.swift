@@ -47,7 +47,7 @@ import RoadSnapCore
             """
         let bytes = Array(text.utf8)
         let list = try bytes.withUnsafeBytes { raw in
-            Result { () throws(RoadSnapError) in try XMLEventList(bytes: raw) }
+            Result { () throws(NativeFailure) in try XMLEventList(bytes: raw) }
         }.get()
         #expect(list.error == nil)
         let events = (0..<list.count).map { list[$0] }
@@ -63,7 +63,7 @@ import RoadSnapCore
     @Test func xmlErrorsSayWhereAndWhatWasOpen() throws {
         let bytes = Array("<gpx>\n <trk>\n  <name>cut".utf8)
         let list = try bytes.withUnsafeBytes { raw in
-            Result { () throws(RoadSnapError) in try XMLEventList(bytes: raw) }
+            Result { () throws(NativeFailure) in try XMLEventList(bytes: raw) }
         }.get()
         let error = try #require(list.error)
         #expect(error.atEnd)
@@ -76,14 +76,14 @@ import RoadSnapCore
             let bytes = Array("<?xml version=\"1.0\" encoding=\"\(encoding)\"?><gpx><name>".utf8) + [byte]
                 + Array("</name></gpx>".utf8)
             let list = try bytes.withUnsafeBytes { raw in
-                Result { () throws(RoadSnapError) in try XMLEventList(bytes: raw) }
+                Result { () throws(NativeFailure) in try XMLEventList(bytes: raw) }
             }.get()
             #expect(list.error == nil, "\(encoding)")
             #expect(list.count == 5 && list[2].bytes.string == expected, "\(encoding)")
         }
         let unknown = Array("<?xml version=\"1.0\" encoding=\"x-made-up\"?><gpx/>".utf8)
         let list = try unknown.withUnsafeBytes { raw in
-            Result { () throws(RoadSnapError) in try XMLEventList(bytes: raw) }
+            Result { () throws(NativeFailure) in try XMLEventList(bytes: raw) }
         }.get()
         #expect(list.error?.message == "unknown encoding")
     }

@@ -1,13 +1,17 @@
+import RoadSnapBridge
+
 extension MatchGraph {
     /// The matching graph of a network: its arcs, lengths and turn restrictions, read in place from the network's
     /// arrays (no copy). Build once, share between threads.
     public convenience init(network: RoadNetwork) throws(RoadSnapError) {
         try network.verifyStorage()
         let g = network.graph
-        try self.init(borrowingNodeCount: g.nodeCount, outStart: g.outStart, outArcs: g.outArcs, arcTail: g.arcTail,
-                      arcHead: g.arcHead, arcLength: g.arcLength, twin: g.reverseArc,
-                      restrictionStart: g.restrictionStart, restrictionVia: g.restrictionVia,
-                      restrictionTo: g.restrictionTo, restrictionMandatory: g.restrictionMandatory, owner: g)
+        do {
+            try self.init(borrowingNodeCount: g.nodeCount, outStart: g.outStart, outArcs: g.outArcs, arcTail: g.arcTail,
+                          arcHead: g.arcHead, arcLength: g.arcLength, twin: g.reverseArc,
+                          restrictionStart: g.restrictionStart, restrictionVia: g.restrictionVia,
+                          restrictionTo: g.restrictionTo, restrictionMandatory: g.restrictionMandatory, owner: g)
+        } catch { throw RoadSnapError(error) }
         // Node positions in the network's local frame (where fixes are matched and arc lengths measured).
         var x = [Double](repeating: 0, count: g.nodeCount), y = [Double](repeating: 0, count: g.nodeCount)
         for e in network.edges {
@@ -17,7 +21,7 @@ extension MatchGraph {
             x[e.toNode] = network.localShape[r.upperBound - 1].x
             y[e.toNode] = network.localShape[r.upperBound - 1].y
         }
-        try setNodePositions(x: x, y: y)
+        try native { () throws(NativeFailure) in try setNodePositions(x: x, y: y) }
     }
 }
 
@@ -108,10 +112,12 @@ public final class MapMatcher {
     {
         try parameters.validate()
         self.network = network
-        if let graph { self.graph = graph } else { self.graph = try MatchGraph(network: network) }
+        let graph = if let graph { graph } else { try MatchGraph(network: network) }
+        self.graph = graph
         frame = try network.makeFrame()
-        query = try SegmentQuery(index: network.index, capacity: 256)
-        engine = try MatchEngine(graph: self.graph, query: query)
+        let query = try network.makeQuery(capacity: 256)
+        self.query = query
+        engine = try native { () throws(NativeFailure) in try MatchEngine(graph: graph, query: query) }
         self.parameters = parameters
     }
 
@@ -119,8 +125,8 @@ public final class MapMatcher {
     /// nearest road within the search radius. Nil when no fix has a road near.
     /// Throws when PROJ refuses a fix or the GEOS search fails.
     public func estimateSigma(_ track: Track) throws(RoadSnapError) -> Double? {
-        try frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
-                          longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
+        try native { () throws(NativeFailure) in try frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
+                          longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys) }
         return try estimateSigma(x: xs, y: ys, samples: Int.max)
     }
 
@@ -132,7 +138,7 @@ public final class MapMatcher {
         var i = 0
         while i < x.count {
             if x[i].isFinite, y[i].isFinite {
-                if let nearest = try query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius),
+                if let nearest = try native { () throws(NativeFailure) in try query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius) },
                    nearest.isFinite {
                     d.append(nearest)
                 }
@@ -147,8 +153,8 @@ public final class MapMatcher {
     /// Throws when PROJ refuses a fix.
     public func estimateJitter(_ track: Track) throws(RoadSnapError) -> Double {
         guard track.fixes.allSatisfy({ $0.time != nil }) else { return 0 }
-        try frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
-                          longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys)
+        try native { () throws(NativeFailure) in try frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
+                          longitudes: track.fixes.map(\.coordinate.longitude), x: &xs, y: &ys) }
         return jitterSigma(x: xs, y: ys, time: track.fixes.map { $0.time ?? .nan }, samples: Int.max)
     }
 
@@ -197,8 +203,8 @@ public final class MapMatcher {
     public func match(_ track: Track) throws(RoadSnapError) -> MatchResult {
         let fixes = track.fixes
         let n = fixes.count
-        try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
-                          x: &xs, y: &ys)
+        try native { () throws(NativeFailure) in try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+                          x: &xs, y: &ys) }
         let times: [Double]? = fixes.contains { $0.time != nil } ? fixes.map { $0.time ?? .nan } : nil
         let courses: [Double]? = fixes.contains { $0.course != nil } ? fixes.map { $0.course ?? .nan } : nil
         let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
@@ -222,8 +228,8 @@ public final class MapMatcher {
                 used.minFixDistance = max(2 * noise, 6 * noise - 24)
             }
         }
-        try engine.run(parameters: used, x: xs, y: ys, time: times, course: courses, speed: speeds,
-                       accuracy: accuracies)
+        try native { () throws(NativeFailure) in try engine.run(parameters: used.engine, x: xs, y: ys, time: times, course: courses, speed: speeds,
+                       accuracy: accuracies) }
 
         let engineSubs = engine.subMatches
         // Cumulative length before each path arc, per sub-match, to place fixes along their path.

@@ -43,27 +43,43 @@ public final class StreamMatcher {
         self.network = network
         if let graph { self.graph = graph } else { self.graph = try MatchGraph(network: network) }
         frame = try network.makeFrame()
-        query = try SegmentQuery(index: network.index, capacity: 256)
-        stream = try MatchStream(graph: self.graph, query: query, parameters: parameters, maxLag: maxLag,
-                                 routeBonus: routeBonus)
+        try parameters.validate()
+        let graph = self.graph
+        let query = try network.makeQuery(capacity: 256)
+        self.query = query
+        stream = try native { () throws(NativeFailure) in
+            try MatchStream(graph: graph, query: query, parameters: parameters.engine, maxLag: maxLag,
+                            routeBonus: routeBonus)
+        }
         self.parameters = parameters
     }
 
     public var maxLag: Int { stream.maxLag }
 
-    /// The coordinate in the network's local frame (what `push(_:at:)` takes).
-    public func project(_ c: GeoCoordinate) -> LocalPoint { frame.forward(latitude: c.latitude, longitude: c.longitude) }
+    /// The coordinate in the network's local frame (what `push(_:at:)` takes); throws `.projection` (which point,
+    /// PROJ's reason) when PROJ refuses it.
+    public func project(_ c: GeoCoordinate) throws(RoadSnapError) -> LocalPoint {
+        try native { () throws(NativeFailure) in try frame.project(latitude: c.latitude, longitude: c.longitude) }
+    }
 
-    /// Pushes one fix (its local position is computed here, once).
+    /// Pushes one fix (its local position is computed here, once). A fix PROJ refuses is pushed as an unmatched
+    /// fix (so the lags of the fixes after it stay aligned) and then reported: this throws `.projection` naming
+    /// PROJ's reason.
     public func push(_ fix: Fix) throws(RoadSnapError) {
-        let p = frame.forward(latitude: fix.coordinate.latitude, longitude: fix.coordinate.longitude)
+        let p: LocalPoint
+        do {
+            p = try project(fix.coordinate)
+        } catch {
+            try push(fix, at: LocalPoint(x: .nan, y: .nan))
+            throw error
+        }
         try push(fix, at: p)
     }
 
     /// Pushes one fix whose local position the caller already has.
     public func push(_ fix: Fix, at p: LocalPoint) throws(RoadSnapError) {
-        try stream.push(x: p.x, y: p.y, time: fix.time ?? .nan, course: fix.course ?? .nan, speed: fix.speed ?? .nan,
-                        accuracy: fix.horizontalAccuracy ?? .nan)
+        try native { () throws(NativeFailure) in try stream.push(x: p.x, y: p.y, time: fix.time ?? .nan, course: fix.course ?? .nan, speed: fix.speed ?? .nan,
+                        accuracy: fix.horizontalAccuracy ?? .nan) }
     }
 
     /// The answer for the fix pushed `lag` fixes before the newest: nil when unmatched, when `lag` exceeds `maxLag`
@@ -112,7 +128,7 @@ public final class StreamMatcher {
     }
 
     /// Favours these arcs (the route being followed) from the next fix; empty clears.
-    public func setRoute(arcs: [Int32]) throws(RoadSnapError) { try stream.setRoute(arcs: arcs) }
+    public func setRoute(arcs: [Int32]) throws(RoadSnapError) { try native { () throws(NativeFailure) in try stream.setRoute(arcs: arcs) } }
 
     /// Forgets every fix (after a reroute or a long gap); the route stays.
     public func reset() { stream.reset() }

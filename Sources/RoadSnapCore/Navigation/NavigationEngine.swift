@@ -1,3 +1,4 @@
+import RoadSnapBridge
 import Dispatch
 import Synchronization
 
@@ -15,6 +16,7 @@ enum NavigationEvent: Sendable {
     case navInfo(NavInfo)
     case announcement(Announcement)
     case rerouteOffer(RerouteOffer)
+    case skippedFix(Fix, RoadSnapError)
     case status(@Sendable (RouteStatus) -> Void, RouteStatus)
 }
 
@@ -200,7 +202,10 @@ struct NavigationState {
         spareEvents.reserveCapacity(16)
     }
 
-    func project(_ c: GeoCoordinate) -> LocalPoint { frame.forward(latitude: c.latitude, longitude: c.longitude) }
+    /// Throws `.projection` (which point, PROJ's reason) when PROJ refuses the coordinate.
+    func project(_ c: GeoCoordinate) throws(RoadSnapError) -> LocalPoint {
+        try native { () throws(NativeFailure) in try frame.project(latitude: c.latitude, longitude: c.longitude) }
+    }
 
     // MARK: Raw fixes
 
@@ -210,7 +215,14 @@ struct NavigationState {
         var fix = raw
         if fix.time == nil { fix.time = clock.now }
         let time = fix.time ?? 0
-        let point = project(fix.coordinate)
+        let point: LocalPoint
+        do {
+            point = try project(fix.coordinate)
+        } catch {
+            // PROJ refused the fix (outside the map's frame): it is skipped, and said so to the location listeners.
+            events.append(.skippedFix(fix, error))
+            return
+        }
         // Speed from the previous fix when the receiver gives none.
         if fix.speed == nil, let last = feed.lastRawFix, let lastPoint = feed.lastRawPoint, let t0 = last.time,
            time > t0, time - t0 <= 10
@@ -399,11 +411,12 @@ struct NavigationState {
                                  _ events: inout [NavigationEvent]) -> Bool
     {
         guard let remaining = guidance.tracker?.remainingDistance,
-              let destinationPoint = guidance.tracker?.destinationPoint, !guidance.arrivedAtCurrentLeg
+              let tracker = guidance.tracker, !guidance.arrivedAtCurrentLeg
         else { return guidance.arrivedAtCurrentLeg }
         let radius = guidance.options.arrivalRadius
-        let dx = point.x - destinationPoint.x, dy = point.y - destinationPoint.y
-        let direct = (dx * dx + dy * dy).squareRoot()
+        let direct = tracker.destinationPoint.map { d in
+            ((point.x - d.x) * (point.x - d.x) + (point.y - d.y) * (point.y - d.y)).squareRoot()
+        } ?? .infinity
         guard (located && remaining <= radius) || (direct <= radius && remaining <= max(200, 4 * radius))
         else { return false }
         guard let destination = guidance.tracker?.leg.destination else { return false }
@@ -562,7 +575,11 @@ struct NavigationState {
     mutating func startLeg(_ events: inout [NavigationEvent]) {
         guard let route = guidance.route, guidance.legIndex < route.legs.count else { return }
         let leg = route.legs[guidance.legIndex]
-        guidance.tracker = LegTracker(leg: leg, destinationPoint: project(leg.snappedDestination))
+        // The snapped destination lies on the map, where PROJ does not fail; should it, the end of the leg's last
+        // segment is the same point without PROJ.
+        let destination = (try? project(leg.snappedDestination))
+            ?? leg.segments.last.map { network.localPoint(onEdge: $0.edge, offset: $0.toOffset) }
+        guidance.tracker = LegTracker(leg: leg, destinationPoint: destination)
         guidance.arrivedAtCurrentLeg = false
         guidance.offRouteCount = 0
         guidance.wrongCourseCount = 0
@@ -670,7 +687,8 @@ struct NavigationState {
         let sigma = simulation.jitterSigma
         let r = sigma * (-2 * RSMath.log(max(simulation.random.unit(), 1e-12))).squareRoot()
         let a = 2 * Double.pi * simulation.random.unit()
-        let p = project(c)
+        // The simulator drives the route, on the map: PROJ does not refuse its points (should it, no jitter).
+        guard let p = try? project(c) else { return c }
         let g = frame.inverse(LocalPoint(x: p.x + r * RSMath.cos(a), y: p.y + r * RSMath.sin(a)))
         return GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude)
     }
@@ -750,6 +768,9 @@ final class NavigationEngine: Sendable {
             case let .location(location):
                 guard let provider else { continue }
                 for k in l.provider.indices { l.provider[k].value?.locationProvider(provider, didUpdate: location) }
+            case let .skippedFix(fix, error):
+                guard let provider else { continue }
+                for k in l.provider.indices { l.provider[k].value?.locationProvider(provider, didSkip: fix, error: error) }
             case let .status(callback, status): callback(status)
             case let .arrived(w): each { $0.navigator($1, didArriveAt: w) }
             case .routeChanged: each { $0.navigatorDidChangeRoute($1) }

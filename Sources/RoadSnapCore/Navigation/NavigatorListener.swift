@@ -46,6 +46,13 @@ extension NavigatorListener {
 public protocol RoadSnappedLocationProviderListener: AnyObject {
     /// One road-snapped location per raw fix while the provider is updating.
     func locationProvider(_ provider: RoadSnappedLocationProvider, didUpdate location: RoadSnappedLocation)
+    /// A raw fix was skipped: PROJ could not project it into the map's frame (`error` is the `.projection` error
+    /// naming PROJ's reason). No location is reported for it.
+    func locationProvider(_ provider: RoadSnappedLocationProvider, didSkip fix: Fix, error: RoadSnapError)
+}
+
+extension RoadSnappedLocationProviderListener {
+    public func locationProvider(_ provider: RoadSnappedLocationProvider, didSkip fix: Fix, error: RoadSnapError) {}
 }
 
 /// A weak reference to a navigator listener.

@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// Where a road-snapped location lies along a leg: the segment, metres and seconds from the leg's start.
 struct LegPosition: Hashable, Sendable {
     var segment: Int
@@ -14,10 +16,11 @@ struct LegTracker {
     /// Arcs of the leg, flagged per arc id, for route-biased matching.
     private(set) var position: LegPosition?
 
-    /// The leg's destination on the road, in the network's local frame.
-    let destinationPoint: LocalPoint
+    /// The leg's destination on the road, in the network's local frame (nil for a leg without segments whose
+    /// destination PROJ refused).
+    let destinationPoint: LocalPoint?
 
-    init(leg: RouteLeg, destinationPoint: LocalPoint) {
+    init(leg: RouteLeg, destinationPoint: LocalPoint?) {
         self.leg = leg
         self.destinationPoint = destinationPoint
         var times: [Double] = [0]
@@ -144,18 +147,8 @@ struct SimulationPath {
 
     /// Points of edge `e` from offset `from` to offset `to` (reversed when `from > to`), local frame.
     static func slice(network: RoadNetwork, edge e: Int, from: Double, to: Double) -> [LocalPoint] {
-        let lo = min(from, to), hi = max(from, to)
-        let pts = network.localGeometry(ofEdge: e)
-        var out = [network.localPoint(onEdge: e, offset: lo)]
-        var acc = 0.0
-        var i = pts.startIndex
-        while i + 1 < pts.endIndex {
-            let a = pts[i], b = pts[i + 1]
-            acc += ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if acc > lo, acc < hi { out.append(b) }
-            i += 1
-        }
-        out.append(network.localPoint(onEdge: e, offset: hi))
+        var out: [LocalPoint] = []
+        network.forEachLocalPoint(ofEdge: e, from: min(from, to), to: max(from, to)) { out.append($0) }
         return from <= to ? out : out.reversed()
     }
 

@@ -36,7 +36,7 @@ public struct MapAreas: Sendable {
         {
             return MapAreas()
         }
-        return try MapAreas(try OSMAreaArrays(osmPath: path))
+        return try MapAreas(try native { () throws(NativeFailure) in try OSMAreaArrays(osmPath: path) })
     }
 
     init(_ a: OSMAreaArrays) throws(RoadSnapError) {
@@ -90,6 +90,6 @@ public struct MapAreas: Sendable {
                 if kind == .water { water.append(Int32(r)) } else { building.append(Int32(r)) }
             }
         }
-        return (try RenderEdgeShapes(unitXY: xy, starts: starts, counts: counts), water, building)
+        return (try native { () throws(NativeFailure) in try RenderEdgeShapes(unitXY: xy, starts: starts, counts: counts) }, water, building)
     }
 }

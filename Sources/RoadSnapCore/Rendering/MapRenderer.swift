@@ -41,7 +41,7 @@ public final class MapRenderer {
         }
         if let network, network.edges.count > 0 {
             frame = try network.makeFrame()
-            query = try SegmentQuery(index: network.index, capacity: network.edges.count)
+            query = try network.makeQuery(capacity: network.edges.count)
             (shapes, edgeBucket) = try Self.unitShapes(network)
         } else {
             frame = nil
@@ -53,18 +53,18 @@ public final class MapRenderer {
 
     /// The picture as PNG (`.raster`) or SVG (`.svg`) bytes.
     public func picture(_ options: MapViewOptions, overlays: MapOverlays = MapOverlays(),
-                        kind: RenderCanvas.Kind) throws(RoadSnapError) -> [UInt8]
+                        kind: PictureKind) throws(RoadSnapError) -> [UInt8]
     {
-        let canvas = try RenderCanvas(kind: kind, width: options.width, height: options.height, scale: options.scale)
+        let canvas = try native { () throws(NativeFailure) in try RenderCanvas(kind: kind, width: options.width, height: options.height, scale: options.scale) }
         draw(options, overlays: overlays, on: canvas)
-        return try canvas.encoded()
+        return try native { () throws(NativeFailure) in try canvas.encoded() }
     }
 
     /// The picture as straight RGBA pixels (width·scale × height·scale, rows tightly packed).
     public func rgba(_ options: MapViewOptions, overlays: MapOverlays = MapOverlays()) throws(RoadSnapError) -> [UInt8] {
-        let canvas = try RenderCanvas(kind: .raster, width: options.width, height: options.height, scale: options.scale)
+        let canvas = try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: options.width, height: options.height, scale: options.scale) }
         draw(options, overlays: overlays, on: canvas)
-        return try canvas.rgba()
+        return try native { () throws(NativeFailure) in try canvas.rgba() }
     }
 
     /// Draws the whole view on a canvas of the options' size (replacing what it held).
@@ -191,7 +191,7 @@ public final class MapRenderer {
             counts.append(Int32(clamping: edge.shapeCount))
             buckets.append(UInt8(Bucket(edge.attributes.roadClass).rawValue))
         }
-        return (try RenderEdgeShapes(unitXY: xy, starts: starts, counts: counts), buckets)
+        return (try native { () throws(NativeFailure) in try RenderEdgeShapes(unitXY: xy, starts: starts, counts: counts) }, buckets)
     }
 
     /// Puts the edges on the canvas's path (projected in C over the cached shapes; below half a pixel simplified,

@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// The car profile: what a route may use and what it costs.
 ///
 /// - Speed: the tagged `maxspeed` for the travel direction, else the class default (`RoadClass.defaultSpeedKmh`:

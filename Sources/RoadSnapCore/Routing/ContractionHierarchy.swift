@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// A contraction hierarchy over a turn graph (Geisberger et al. 2008, on the edge-based graph so turn costs and
 /// restrictions are exact). Preprocessing is `HierarchyBuilder` (C, `CShims/contract.c`): independent node sets
 /// (each node the priority minimum within two links) contracted in rounds on the available cores, priority =
@@ -48,10 +50,16 @@ final class ContractionHierarchy: Sendable {
     init(graph g: TurnGraph, coreDegree: Int = ContractionHierarchy.defaultCoreDegree, order: HierarchyOrder = .hybrid,
          control: BuildControl = BuildControl()) throws(RoadSnapError)
     {
-        let h = try HierarchyBuilder.build(nodeCount: g.arcCount, starts: Array(g.turnStart),
-                                           targets: Array(g.turnTarget), costs: Array(g.turnCost),
-                                           options: HierarchyBuildOptions(coreDegree: coreDegree, order: order),
-                                           control: control)
+        let progress = control.progress.map { report in
+            { @Sendable (phase: String, fraction: Double) in report(BuildProgress(phase: phase, fraction: fraction)) }
+        }
+        let isCanceled = control.cancellation.map { flag in { @Sendable in flag.isCanceled } }
+        let h = try native { () throws(NativeFailure) in
+            try HierarchyBuilder.build(nodeCount: g.arcCount, starts: Array(g.turnStart), targets: Array(g.turnTarget),
+                                       costs: Array(g.turnCost),
+                                       options: HierarchyBuildOptions(coreDegree: coreDegree, order: order),
+                                       threads: control.threads, progress: progress, isCanceled: isCanceled)
+        }
         nodeCount = h.nodeCount
         upStart = MappedArray(h.upStart); upTarget = MappedArray(h.upTarget); upCost = MappedArray(h.upCost)
         upLink = MappedArray(h.upLink)

@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// The shortest-path algorithm a router uses.
 public enum RoutingAlgorithm: String, Hashable, Sendable {
     /// Contraction hierarchy on the turn-aware graph: preprocessing once per avoid combination, fast queries.
@@ -277,7 +279,7 @@ public final class Router: Sendable {
                 .filter { connected($0.edge) }
         }
         let pool = mainland.isEmpty ? cands : mainland
-        let point = snapper.project(w.coordinate)
+        let point = try snapper.project(w.coordinate)
         func arcs(_ c: SnapCandidate) -> [ArcPlace] {
             let edge = network.edges[c.edge]
             let len = max(edge.length, 1e-9)

@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// Travel times under a traffic feed, for routing and ETAs: one definition shared by the router's re-weighted
 /// turn graph, the traffic ETA of a route and the navigator's reroute offers.
 extension TrafficFeed {

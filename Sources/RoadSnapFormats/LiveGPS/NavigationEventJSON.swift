@@ -9,6 +9,11 @@ public enum NavigationEventJSON {
         return o
     }
 
+    /// A raw fix the session skipped (PROJ could not project it into the map's frame), with the reason.
+    public static func skippedFix(_ fix: Fix, error: RoadSnapError) -> JSONValue {
+        ["event": "didSkipFix", "fix": .latLon(fix.coordinate), "reason": .string(error.description)]
+    }
+
     public static func routeChanged(_ navigator: Navigator) -> JSONValue {
         let legs = navigator.routeLegs
         return ["event": "navigatorDidChangeRoute", "legs": .number(legs.count),

@@ -1,4 +1,3 @@
-import RoadSnapBridge
 import RoadSnapCore
 
 #if canImport(Glibc)
@@ -48,7 +47,7 @@ public final class HeadUnitFrameRecorder: NavigatorListener, RoadSnappedLocation
         base = try MapViewOptions(width: width, height: height, camera: try MapCamera(target: center, zoom: zoom),
                                   colorScheme: colorScheme)
         renderer = try MapRenderer(network: network, areas: areas)
-        canvas = try RenderCanvas(kind: .raster, width: width, height: height)
+        canvas = try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: width, height: height) }
         self.directory = directory
         self.every = every
         try FileIO.makeDirectories(directory)
@@ -103,6 +102,6 @@ public final class HeadUnitFrameRecorder: NavigatorListener, RoadSnappedLocation
         try HeadUnitFrame.draw(renderer: renderer, options: base, location: location.coordinate, course: course,
                                guidance: guidance, overlays: overlays, on: canvas)
         count += 1
-        try AtomicFile.write(try canvas.encoded(), to: path(ofFrame: count))
+        try AtomicFile.write(try native { () throws(NativeFailure) in try canvas.encoded() }, to: path(ofFrame: count))
     }
 }

@@ -1,4 +1,3 @@
-import RoadSnapBridge
 import RoadSnapCore
 
 /// `roadsnap match --format html`: one self-contained page per track — the map picture (embedded as a PNG data URI)

@@ -1,11 +1,10 @@
-import RoadSnapBridge
 import RoadSnapCore
 
 /// Pictures of the map view written to files: PNG or SVG by the file's extension, written atomically (nothing
 /// half-written: a failure leaves any earlier file in place).
 public enum PictureOutput {
     /// The canvas kind of an output path: `.png` raster, `.svg` vector; anything else is an error naming the path.
-    public static func kind(forPath path: String) throws(RoadSnapError) -> RenderCanvas.Kind {
+    public static func kind(forPath path: String) throws(RoadSnapError) -> PictureKind {
         let lower = path.lowercased()
         if lower.hasSuffix(".png") { return .raster }
         if lower.hasSuffix(".svg") { return .svg }
@@ -89,8 +88,8 @@ public enum IconSetOutput {
         let sheetWidth = max(Double(columns) * cell,
                              ManeuverIcons.sampleLaneSets.map { ManeuverIcons.laneStripWidth(count: $0.lanes.count, height: laneHeight) }
                                 .reduce(0) { $0 + $1 + size * 0.2 })
-        let sheet = try RenderCanvas(kind: .raster, width: sheetWidth, height: Double(rows) * cell + laneHeight * 1.2,
-                                     scale: scale)
+        let sheet = try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: sheetWidth, height: Double(rows) * cell + laneHeight * 1.2,
+                                     scale: scale) }
         sheet.clear(style.primary == ManeuverIconStyle.dark.primary ? RenderColor(rgba: 0x2021_24FF) : RenderColor(rgba: 0xFFFF_FFFF))
         for (i, m) in Maneuver.allCases.enumerated() {
             ManeuverIcons.draw(m, side: side, size: size, style: style, on: sheet, x: Double(i % columns) * cell,
@@ -101,7 +100,7 @@ public enum IconSetOutput {
             ManeuverIcons.drawLanes(set.lanes, height: laneHeight, style: style, on: sheet, x: x, y: Double(rows) * cell)
             x += ManeuverIcons.laneStripWidth(count: set.lanes.count, height: laneHeight) + size * 0.2
         }
-        try AtomicFile.write(try sheet.encoded(), to: FileIO.join(directory, "sheet.png"))
+        try AtomicFile.write(try native { () throws(NativeFailure) in try sheet.encoded() }, to: FileIO.join(directory, "sheet.png"))
         names.append("sheet.png")
         return names
     }

@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// The one error type of RoadSnap: each case says what went wrong and what to fix.
 public enum RoadSnapError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A file could not be opened or read.
@@ -46,4 +48,28 @@ public enum RoadSnapError: Error, Sendable, Hashable, CustomStringConvertible {
             return "gpsd at \(endpoint): \(reason)"
         }
     }
+}
+
+extension RoadSnapError {
+    /// The one mapping from the Bridge's failure (`NativeFailure`: a C status turned into a kind, with GEOS's, PROJ's
+    /// or the system's words) to the error the caller sees.
+    package init(_ failure: NativeFailure) {
+        let m = failure.message, path = failure.path ?? "?"
+        switch failure.kind {
+        case .invalidArgument: self = .invalidArgument(m)
+        case .geometry: self = .geometry(m)
+        case .projection: self = .projection(m)
+        case .canceled: self = .canceled(m)
+        case .unreadableFile: self = .unreadableFile(path: path, reason: m)
+        case .unwritableFile: self = .unwritableFile(path: path, reason: m)
+        case .invalidMap: self = .invalidMap(path: path, reason: m)
+        case .internalError: self = .internalError(m)
+        }
+    }
+}
+
+/// Runs a Bridge call, turning its `NativeFailure` into the `RoadSnapError` it stands for (`init(_: NativeFailure)`).
+@inline(__always)
+package func native<T>(_ body: () throws(NativeFailure) -> T) throws(RoadSnapError) -> T {
+    do { return try body() } catch { throw RoadSnapError(error) }
 }
