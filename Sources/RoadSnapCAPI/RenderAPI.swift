@@ -75,7 +75,9 @@ public func rs_render_rgba(_ map: OpaquePointer?, _ options: UnsafePointer<rs_re
         }
         let overlays = try renderOverlays(o)
         let canvas = try bridging { () throws(RoadSnapError) in
-            try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: view.width, height: view.height, scale: view.scale) }
+            try native { () throws(NativeFailure) in
+                try RenderCanvas(kind: .raster, width: view.width, height: view.height, scale: view.scale)
+            }
         }
         let buffer = try checkBuffer(out, stride: stride, size: outSize, width: canvas.pixelWidth,
                                      height: canvas.pixelHeight)
@@ -85,7 +87,9 @@ public func rs_render_rgba(_ map: OpaquePointer?, _ options: UnsafePointer<rs_re
             let renderer = try bridging { () throws(RoadSnapError) in try MapRenderer(network: nil) }
             renderer.draw(view, overlays: overlays, on: canvas)
         }
-        try bridging { () throws(RoadSnapError) in try native { () throws(NativeFailure) in try canvas.rgba(into: buffer, stride: stride) } }
+        try bridging { () throws(RoadSnapError) in try native { () throws(NativeFailure) in
+            try canvas.rgba(into: buffer, stride: stride)
+        } }
     }
 }
 
@@ -167,8 +171,12 @@ public func rs_maneuver_icon_rgba(_ maneuver: UnsafePointer<CChar>?, _ options: 
         let buffer = try checkBuffer(out, stride: stride, size: outSize, width: Int(o.pixels), height: Int(o.pixels))
         var style: ManeuverIconStyle = o.style == RS_STYLE_DARK ? .dark : .light
         if o.background_rgba != 0 { style.background = RenderColor(rgba: o.background_rgba) }
-        let canvas = try bridging { () throws(RoadSnapError) in try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: side, height: side) } }
+        let canvas = try bridging { () throws(RoadSnapError) in try native { () throws(NativeFailure) in
+            try RenderCanvas(kind: .raster, width: side, height: side)
+        } }
         ManeuverIcons.draw(m, side: o.left_hand_traffic != 0 ? .left : .right, size: side, style: style, on: canvas)
-        try bridging { () throws(RoadSnapError) in try native { () throws(NativeFailure) in try canvas.rgba(into: buffer, stride: stride) } }
+        try bridging { () throws(RoadSnapError) in try native { () throws(NativeFailure) in
+            try canvas.rgba(into: buffer, stride: stride)
+        } }
     }
 }

@@ -191,8 +191,10 @@ public enum CompiledMap {
     static func open(memory: MappedMemory, name: String, verification: CompiledMap.Verification)
         throws(RoadSnapError) -> RoadNetwork
     {
-        let file = try native { () throws(NativeFailure) in try CompiledMapFile(memory: memory, path: name, verifyAll: verification == .all,
-                                       sectionNames: Section.names) }
+        let file = try native { () throws(NativeFailure) in
+            try CompiledMapFile(memory: memory, path: name, verifyAll: verification == .all,
+                                sectionNames: Section.names)
+        }
         func bad(_ reason: String) -> RoadSnapError { .invalidMap(path: name, reason: reason) }
         // With lazy verification only the small header sections are verified now; the rest are verified (once)
         // before the first query context reads them (`RoadNetwork.verifyStorage`).
@@ -202,7 +204,9 @@ public enum CompiledMap {
             if lazy { deferred.append(s.rawValue) }
             return try native { () throws(NativeFailure) in try file.array(s.rawValue, verify: !lazy) }
         }
-        let doubles: MappedArray<Double> = try native { () throws(NativeFailure) in try file.array(Section.doubles.rawValue) }
+        let doubles: MappedArray<Double> = try native { () throws(NativeFailure) in
+            try file.array(Section.doubles.rawValue)
+        }
         let ints: MappedArray<Int64> = try native { () throws(NativeFailure) in try file.array(Section.ints.rawValue) }
         guard doubles.count == D.allCases.count, ints.count == I.allCases.count else {
             throw bad("compiled map has a malformed header section")
@@ -366,7 +370,9 @@ public enum CompiledMap {
         let side: DrivingSide = ints[I.drivingSide.rawValue] == 1 ? .left : (ints[I.drivingSide.rawValue] == 2 ? .right : .none)
         guard side == drivingSide else { return nil }
         do {
-            func a(_ s: Section) throws(RoadSnapError) -> MappedArray<Int32> { try native { () throws(NativeFailure) in try file.array(s.rawValue) } }
+            func a(_ s: Section) throws(RoadSnapError) -> MappedArray<Int32> {
+                try native { () throws(NativeFailure) in try file.array(s.rawValue) }
+            }
             let arcs = 2 * network.edges.count
             let t = TurnGraph(arcCount: arcs, arcCost: try a(.arcCost), turnStart: try a(.turnStart),
                               turnTarget: try a(.turnTarget), turnCost: try a(.turnCost),

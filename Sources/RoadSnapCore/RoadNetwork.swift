@@ -168,7 +168,9 @@ public final class RoadNetwork: Sendable {
             throw .noDrivableRoads(path: sourceName)
         }
         let frameCenter = bounds.center
-        let frame = try native { () throws(NativeFailure) in try LocalFrame(centerLatitude: frameCenter.latitude, centerLongitude: frameCenter.longitude) }
+        let frame = try native { () throws(NativeFailure) in
+            try LocalFrame(centerLatitude: frameCenter.latitude, centerLongitude: frameCenter.longitude)
+        }
 
         // Vertex identity: node keys when given, else the coordinate rounded to 1e-7 degrees.
         func key(_ way: RoadWay, _ i: Int) -> Int64 {
@@ -249,7 +251,9 @@ public final class RoadNetwork: Sendable {
         }
 
         var xs: [Double] = [], ys: [Double] = []
-        try native { () throws(NativeFailure) in try frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys) }
+        try native { () throws(NativeFailure) in
+            try frame.forward(latitudes: shape.map(\.latitude), longitudes: shape.map(\.longitude), x: &xs, y: &ys)
+        }
         var localShape: [LocalPoint] = []
         localShape.reserveCapacity(shape.count)
         for i in shape.indices {
@@ -272,9 +276,11 @@ public final class RoadNetwork: Sendable {
             }
             records[e].length = offset
         }
-        let index = try native { () throws(NativeFailure) in try SegmentIndex(ax: ax, ay: ay, bx: bx, by: by, edge: segEdge, offset: segOffset,
-                                     directions: records.map { (TravelDirection(rawValue: $0.direction) ?? .both).rawValue },
-                                     cacheRadius: indexCacheRadius) }
+        let index = try native { () throws(NativeFailure) in
+            try SegmentIndex(ax: ax, ay: ay, bx: bx, by: by, edge: segEdge, offset: segOffset,
+                                         directions: records.map { (TravelDirection(rawValue: $0.direction) ?? .both).rawValue },
+                                         cacheRadius: indexCacheRadius)
+        }
 
         // Turn restrictions: from/to edges of the named ways that touch the via node.
         var resolved: [RestrictionRecord] = []

@@ -39,8 +39,10 @@ public final class Snapper {
     public func candidates(near c: GeoCoordinate, radius: Double = Snapper.defaultRadius,
                            method: SegmentQuery.Method = .cached) throws(RoadSnapError) -> [SnapCandidate]
     {
-        try native { () throws(NativeFailure) in try query.candidates(near: frame.project(latitude: c.latitude, longitude: c.longitude), radius: radius,
-                             method: method) }
+        try native { () throws(NativeFailure) in
+            try query.candidates(near: frame.project(latitude: c.latitude, longitude: c.longitude), radius: radius,
+                                 method: method)
+        }
     }
 
     /// Snaps one fix: the nearest edge, with course and one-way direction taken into account. Nil when none is near;
@@ -53,10 +55,14 @@ public final class Snapper {
 
     /// Snaps many fixes in one C call (projection batched through PROJ, candidate choice in C).
     public func snap(_ fixes: [Fix], radius: Double = Snapper.defaultRadius) throws(RoadSnapError) -> [SnappedFix?] {
-        try native { () throws(NativeFailure) in try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
-                          x: &xs, y: &ys) }
+        try native { () throws(NativeFailure) in
+            try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+                              x: &xs, y: &ys)
+        }
         courses = fixes.map { $0.course ?? .nan }
-        try native { () throws(NativeFailure) in try query.snapBatch(x: xs, y: ys, course: courses, radius: radius, into: &batch) }
+        try native { () throws(NativeFailure) in
+            try query.snapBatch(x: xs, y: ys, course: courses, radius: radius, into: &batch)
+        }
         return batch.enumerated().map { i, c in c.map { snapped($0, course: fixes[i].course) } }
     }
 
@@ -64,7 +70,9 @@ public final class Snapper {
     public func snapProjected(x: [Double], y: [Double], course: [Double]?, radius: Double,
                               into out: inout [SnapCandidate?]) throws(RoadSnapError)
     {
-        try native { () throws(NativeFailure) in try query.snapBatch(x: x, y: y, course: course, radius: radius, into: &out) }
+        try native { () throws(NativeFailure) in
+            try query.snapBatch(x: x, y: y, course: course, radius: radius, into: &out)
+        }
     }
 
     func snapped(_ c: SnapCandidate, course: Double?) -> SnappedFix {

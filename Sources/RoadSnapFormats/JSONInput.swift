@@ -8,7 +8,9 @@ enum JSONInput {
         var bytes = bytes
         // A UTF-8 byte order mark (some Windows tools write one) reads as white space, keeping positions.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.replaceSubrange(0..<3, with: [32, 32, 32]) }
-        let parsed = bytes.withUnsafeBytes { raw in Result { () throws(RoadSnapError) in try native { () throws(NativeFailure) in try JSONNodes(bytes: raw) } } }
+        let parsed = bytes.withUnsafeBytes { raw in Result { () throws(RoadSnapError) in try native { () throws(NativeFailure) in
+            try JSONNodes(bytes: raw)
+        } } }
         let document = try parsed.get()
         if let error = document.error { throw fault("not valid JSON: \(describe(error))") }
         return document

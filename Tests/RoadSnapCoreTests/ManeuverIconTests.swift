@@ -109,6 +109,8 @@ import Testing
         #expect(Maneuver.allCases.allSatisfy { files.contains($0.rawValue + ".png") })
         #expect(files.contains("lanes-left-turn.png") && files.contains("sheet.png"))
         #expect(throws: RoadSnapError.self) { try IconSetOutput.write(to: dir.path + "/x", size: 0, style: .dark, side: .left) }
-        #expect(throws: RoadSnapError.self) { try native { () throws(NativeFailure) in try RenderCanvas(png: [1, 2, 3]) } }
+        #expect(throws: RoadSnapError.self) { try native { () throws(NativeFailure) in
+            try RenderCanvas(png: [1, 2, 3])
+        } }
     }
 }

@@ -138,7 +138,9 @@ public final class MapMatcher {
         var i = 0
         while i < x.count {
             if x[i].isFinite, y[i].isFinite {
-                if let nearest = try native { () throws(NativeFailure) in try query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius) },
+                if let nearest = try native { () throws(NativeFailure) in
+                    try query.nearestDistance(to: LocalPoint(x: x[i], y: y[i]), radius: parameters.radius)
+                },
                    nearest.isFinite {
                     d.append(nearest)
                 }
@@ -203,8 +205,10 @@ public final class MapMatcher {
     public func match(_ track: Track) throws(RoadSnapError) -> MatchResult {
         let fixes = track.fixes
         let n = fixes.count
-        try native { () throws(NativeFailure) in try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
-                          x: &xs, y: &ys) }
+        try native { () throws(NativeFailure) in
+            try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
+                              x: &xs, y: &ys)
+        }
         let times: [Double]? = fixes.contains { $0.time != nil } ? fixes.map { $0.time ?? .nan } : nil
         let courses: [Double]? = fixes.contains { $0.course != nil } ? fixes.map { $0.course ?? .nan } : nil
         let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
@@ -228,8 +232,10 @@ public final class MapMatcher {
                 used.minFixDistance = max(2 * noise, 6 * noise - 24)
             }
         }
-        try native { () throws(NativeFailure) in try engine.run(parameters: used.engine, x: xs, y: ys, time: times, course: courses, speed: speeds,
-                       accuracy: accuracies) }
+        try native { () throws(NativeFailure) in
+            try engine.run(parameters: used.engine, x: xs, y: ys, time: times, course: courses, speed: speeds,
+                           accuracy: accuracies)
+        }
 
         let engineSubs = engine.subMatches
         // Cumulative length before each path arc, per sub-match, to place fixes along their path.

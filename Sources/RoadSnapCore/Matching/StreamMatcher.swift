@@ -78,8 +78,10 @@ public final class StreamMatcher {
 
     /// Pushes one fix whose local position the caller already has.
     public func push(_ fix: Fix, at p: LocalPoint) throws(RoadSnapError) {
-        try native { () throws(NativeFailure) in try stream.push(x: p.x, y: p.y, time: fix.time ?? .nan, course: fix.course ?? .nan, speed: fix.speed ?? .nan,
-                        accuracy: fix.horizontalAccuracy ?? .nan) }
+        try native { () throws(NativeFailure) in
+            try stream.push(x: p.x, y: p.y, time: fix.time ?? .nan, course: fix.course ?? .nan, speed: fix.speed ?? .nan,
+                            accuracy: fix.horizontalAccuracy ?? .nan)
+        }
     }
 
     /// The answer for the fix pushed `lag` fixes before the newest: nil when unmatched, when `lag` exceeds `maxLag`
@@ -87,9 +89,8 @@ public final class StreamMatcher {
     public func result(lag: Int = 0) -> StreamMatch? {
         guard let f = stream.result(lag: lag), f.arc >= 0 else { return nil }
         let edge = f.arc >> 1, forward = f.arc & 1 == 0
-        let range = network.edges[edge].shapeRange
         let edgeOffset = forward ? f.offset : max(0, network.edges[edge].length - f.offset)
-        let (coordinate, along) = pointOnEdge(range, offset: edgeOffset) ?? {
+        let (coordinate, along) = pointOnEdge(edge, offset: edgeOffset) ?? {
             let g = frame.inverse(f.point)
             return (GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude),
                     network.bearing(onEdge: edge, offset: edgeOffset))
@@ -99,36 +100,25 @@ public final class StreamMatcher {
                            coordinate: coordinate, distance: f.distance, held: f.held)
     }
 
-    /// The coordinate and the road's bearing `offset` metres from the start of the edge geometry at `range` of the
-    /// network's shape: one walk along the edge's local points, the coordinate interpolated between the two shape
-    /// vertices around it (the same fraction as in the local frame; a segment is straight in both to well under a
-    /// millimetre on a city map), instead of a PROJ inverse per answer. Nil for a degenerate edge.
-    private func pointOnEdge(_ range: Range<Int>, offset: Double) -> (GeoCoordinate, Double)? {
-        guard range.count >= 2 else { return nil }
-        let local = network.localShape
-        var k = range.lowerBound, remaining = max(0, offset), t = 1.0
-        var found = false
-        while k + 1 < range.upperBound {
-            let a = local[k], b = local[k + 1]
-            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-            if remaining <= len, len > 0 {
-                t = remaining / len
-                found = true
-                break
-            }
-            remaining -= len
-            k += 1
-        }
-        if !found { k = range.upperBound - 2 }
-        let a = local[k], b = local[k + 1]
+    /// The coordinate and the road's bearing `offset` metres from the start of edge `edge`'s geometry: one walk
+    /// along the edge (`RoadNetwork.position(onEdge:offset:)`, the one walk), the coordinate interpolated between
+    /// the two shape vertices around it (the same fraction as in the local frame; a segment is straight in both to
+    /// well under a millimetre on a city map), instead of a PROJ inverse per answer. Nil for a degenerate edge.
+    private func pointOnEdge(_ edge: Int, offset: Double) -> (GeoCoordinate, Double)? {
+        guard network.edges[edge].shapeRange.count >= 2 else { return nil }
+        let p = network.position(onEdge: edge, offset: offset)
+        let t = p.length > 0 ? min(1, p.along / p.length) : 1
+        let k = p.index
         let ga = network.shape[k], gb = network.shape[k + 1]
         let c = GeoCoordinate(uncheckedLatitude: ga.latitude + t * (gb.latitude - ga.latitude),
                               longitude: ga.longitude + t * (gb.longitude - ga.longitude))
-        return (c, localBearing(from: a, to: b))
+        return (c, localBearing(from: network.localShape[k], to: network.localShape[k + 1]))
     }
 
     /// Favours these arcs (the route being followed) from the next fix; empty clears.
-    public func setRoute(arcs: [Int32]) throws(RoadSnapError) { try native { () throws(NativeFailure) in try stream.setRoute(arcs: arcs) } }
+    public func setRoute(arcs: [Int32]) throws(RoadSnapError) {
+        try native { () throws(NativeFailure) in try stream.setRoute(arcs: arcs) }
+    }
 
     /// Forgets every fix (after a reroute or a long gap); the route stays.
     public func reset() { stream.reset() }

@@ -144,7 +144,9 @@ public enum ManeuverIcons {
     public static func png(_ maneuver: Maneuver, side: DrivingSide = .right, size: Double, scale: Double = 1,
                            style: ManeuverIconStyle) throws(RoadSnapError) -> [UInt8]
     {
-        let canvas = try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: size, height: size, scale: scale) }
+        let canvas = try native { () throws(NativeFailure) in
+            try RenderCanvas(kind: .raster, width: size, height: size, scale: scale)
+        }
         draw(maneuver, side: side, size: size, style: style, on: canvas)
         return try native { () throws(NativeFailure) in try canvas.encoded() }
     }
@@ -153,7 +155,9 @@ public enum ManeuverIcons {
     public static func rgba(_ maneuver: Maneuver, side: DrivingSide = .right, size: Double, scale: Double = 1,
                             style: ManeuverIconStyle) throws(RoadSnapError) -> [UInt8]
     {
-        let canvas = try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: size, height: size, scale: scale) }
+        let canvas = try native { () throws(NativeFailure) in
+            try RenderCanvas(kind: .raster, width: size, height: size, scale: scale)
+        }
         draw(maneuver, side: side, size: size, style: style, on: canvas)
         return try native { () throws(NativeFailure) in try canvas.rgba() }
     }
@@ -194,8 +198,10 @@ public enum ManeuverIcons {
     public static func lanesPNG(_ lanes: [Lane], height: Double, scale: Double = 1,
                                 style: ManeuverIconStyle) throws(RoadSnapError) -> [UInt8]
     {
-        let canvas = try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: laneStripWidth(count: lanes.count, height: height),
-                                      height: height, scale: scale) }
+        let canvas = try native { () throws(NativeFailure) in
+            try RenderCanvas(kind: .raster, width: laneStripWidth(count: lanes.count, height: height),
+                                          height: height, scale: scale)
+        }
         drawLanes(lanes, height: height, style: style, on: canvas)
         return try native { () throws(NativeFailure) in try canvas.encoded() }
     }

@@ -90,6 +90,8 @@ public struct MapAreas: Sendable {
                 if kind == .water { water.append(Int32(r)) } else { building.append(Int32(r)) }
             }
         }
-        return (try native { () throws(NativeFailure) in try RenderEdgeShapes(unitXY: xy, starts: starts, counts: counts) }, water, building)
+        return (try native { () throws(NativeFailure) in
+            try RenderEdgeShapes(unitXY: xy, starts: starts, counts: counts)
+        }, water, building)
     }
 }

@@ -55,14 +55,18 @@ public final class MapRenderer {
     public func picture(_ options: MapViewOptions, overlays: MapOverlays = MapOverlays(),
                         kind: PictureKind) throws(RoadSnapError) -> [UInt8]
     {
-        let canvas = try native { () throws(NativeFailure) in try RenderCanvas(kind: kind, width: options.width, height: options.height, scale: options.scale) }
+        let canvas = try native { () throws(NativeFailure) in
+            try RenderCanvas(kind: kind, width: options.width, height: options.height, scale: options.scale)
+        }
         draw(options, overlays: overlays, on: canvas)
         return try native { () throws(NativeFailure) in try canvas.encoded() }
     }
 
     /// The picture as straight RGBA pixels (width·scale × height·scale, rows tightly packed).
     public func rgba(_ options: MapViewOptions, overlays: MapOverlays = MapOverlays()) throws(RoadSnapError) -> [UInt8] {
-        let canvas = try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: options.width, height: options.height, scale: options.scale) }
+        let canvas = try native { () throws(NativeFailure) in
+            try RenderCanvas(kind: .raster, width: options.width, height: options.height, scale: options.scale)
+        }
         draw(options, overlays: overlays, on: canvas)
         return try native { () throws(NativeFailure) in try canvas.rgba() }
     }
@@ -191,7 +195,9 @@ public final class MapRenderer {
             counts.append(Int32(clamping: edge.shapeCount))
             buckets.append(UInt8(Bucket(edge.attributes.roadClass).rawValue))
         }
-        return (try native { () throws(NativeFailure) in try RenderEdgeShapes(unitXY: xy, starts: starts, counts: counts) }, buckets)
+        return (try native { () throws(NativeFailure) in
+            try RenderEdgeShapes(unitXY: xy, starts: starts, counts: counts)
+        }, buckets)
     }
 
     /// Puts the edges on the canvas's path (projected in C over the cached shapes; below half a pixel simplified,

@@ -47,7 +47,9 @@ public final class HeadUnitFrameRecorder: NavigatorListener, RoadSnappedLocation
         base = try MapViewOptions(width: width, height: height, camera: try MapCamera(target: center, zoom: zoom),
                                   colorScheme: colorScheme)
         renderer = try MapRenderer(network: network, areas: areas)
-        canvas = try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: width, height: height) }
+        canvas = try native { () throws(NativeFailure) in
+            try RenderCanvas(kind: .raster, width: width, height: height)
+        }
         self.directory = directory
         self.every = every
         try FileIO.makeDirectories(directory)

@@ -88,8 +88,10 @@ public enum IconSetOutput {
         let sheetWidth = max(Double(columns) * cell,
                              ManeuverIcons.sampleLaneSets.map { ManeuverIcons.laneStripWidth(count: $0.lanes.count, height: laneHeight) }
                                 .reduce(0) { $0 + $1 + size * 0.2 })
-        let sheet = try native { () throws(NativeFailure) in try RenderCanvas(kind: .raster, width: sheetWidth, height: Double(rows) * cell + laneHeight * 1.2,
-                                     scale: scale) }
+        let sheet = try native { () throws(NativeFailure) in
+            try RenderCanvas(kind: .raster, width: sheetWidth, height: Double(rows) * cell + laneHeight * 1.2,
+                                         scale: scale)
+        }
         sheet.clear(style.primary == ManeuverIconStyle.dark.primary ? RenderColor(rgba: 0x2021_24FF) : RenderColor(rgba: 0xFFFF_FFFF))
         for (i, m) in Maneuver.allCases.enumerated() {
             ManeuverIcons.draw(m, side: side, size: size, style: style, on: sheet, x: Double(i % columns) * cell,
@@ -100,7 +102,9 @@ public enum IconSetOutput {
             ManeuverIcons.drawLanes(set.lanes, height: laneHeight, style: style, on: sheet, x: x, y: Double(rows) * cell)
             x += ManeuverIcons.laneStripWidth(count: set.lanes.count, height: laneHeight) + size * 0.2
         }
-        try AtomicFile.write(try native { () throws(NativeFailure) in try sheet.encoded() }, to: FileIO.join(directory, "sheet.png"))
+        try AtomicFile.write(try native { () throws(NativeFailure) in
+            try sheet.encoded()
+        }, to: FileIO.join(directory, "sheet.png"))
         names.append("sheet.png")
         return names
     }

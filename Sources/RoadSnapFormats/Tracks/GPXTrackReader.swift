@@ -10,7 +10,9 @@ enum GPXTrackReader {
 
     static func read(bytes: [UInt8], name: String) throws(RoadSnapError) -> Track {
         let parsed = bytes.withUnsafeBytes { raw in
-            Result { () throws(RoadSnapError) in try native { () throws(NativeFailure) in try XMLEventList(bytes: raw, maxDepth: maxDepth) } }
+            Result { () throws(RoadSnapError) in try native { () throws(NativeFailure) in
+                try XMLEventList(bytes: raw, maxDepth: maxDepth)
+            } }
         }
         let events = try parsed.get()
         return try withExtendedLifetime(events) { () throws(RoadSnapError) -> Track in
