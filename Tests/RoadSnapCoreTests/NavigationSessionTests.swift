@@ -224,7 +224,8 @@ func waypoint(_ lat: Double, _ lon: Double, _ title: String) -> Waypoint {
         #expect(!session.locationSimulator.isSimulating)
         let stopped = queue.sync { recorder.locations.count }
         session.roadSnappedLocationProvider.updateLocation(with: Fix(coordinate: Self.fontvieille))
-        usleep(100_000)
+        // Whatever the fix caused is queued for delivery before `updateLocation` returns: `queue.sync` runs after it
+        // (no sleep standing in for a wait).
         #expect(queue.sync { recorder.locations.count } == stopped)
         // A released listener is no longer called.
         let other = try Harness(map: NavigationFixtures.monaco, start: utc(2021, 6, 21, 10))
