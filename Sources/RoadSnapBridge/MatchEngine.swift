@@ -270,12 +270,13 @@ public final class MatchEngine {
     private var lastSubs = 0
 
     /// Per-fix results of the last run.
-    public var fixes: [EngineFix] {
-        guard lastCount > 0, let f = rsc_matcher_fixes(handle) else { return [] }
-        return (0..<lastCount).map { i in
-            EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), pathIndex: Int(f[i].path_index), offset: f[i].offset, distance: f[i].distance,
-                      point: LocalPoint(x: f[i].x, y: f[i].y), held: f[i].held != 0)
-        }
+    public var fixes: [EngineFix] { (0..<lastCount).compactMap { fix($0) } }
+
+    /// The result for fix `i` of the last run (nil when `i` is out of range), read in place.
+    public func fix(_ i: Int) -> EngineFix? {
+        guard i >= 0, i < lastCount, let f = rsc_matcher_fixes(handle) else { return nil }
+        return EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), pathIndex: Int(f[i].path_index), offset: f[i].offset,
+                         distance: f[i].distance, point: LocalPoint(x: f[i].x, y: f[i].y), held: f[i].held != 0)
     }
 
     /// Sub-matches of the last run, in track order.

@@ -52,6 +52,14 @@ public final class Snapper {
                           x: &xs, y: &ys)
         courses = fixes.map { $0.course ?? .nan }
         try query.snapBatch(x: xs, y: ys, course: courses, radius: radius, into: &batch)
+        let big = fixes.count > 1 << 16
+        if big {
+            // a big track's scratch is not kept for the next call (issue 16, item 11: 24 bytes per fix here)
+            xs = []
+            ys = []
+            courses = []
+        }
+        defer { if big { batch = [] } }
         return batch.enumerated().map { i, c in c.map { snapped($0, course: fixes[i].course) } }
     }
 

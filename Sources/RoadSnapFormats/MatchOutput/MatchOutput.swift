@@ -243,7 +243,7 @@ public enum MatchOutput {
         out.append(#","matchings":["#)
         for (k, sub) in result.subMatches.enumerated() {
             if k > 0 { out.append(UInt8(ascii: ",")) }
-            osrmMatching(k, sub, result: result, track: track, network: network).matching.write(into: &out.bytes)
+            osrmMatching(k, sub, result: result, track: track, network: network, into: out)
             out.chunkDone()
         }
         out.append("]")
@@ -277,36 +277,54 @@ public enum MatchOutput {
         out.append("]}\n")
     }
 
-    /// Matching `k` (confidence, distance, duration, weight, legs between its matched fixes, geometry), and the
-    /// waypoint index of each of its matched fixes.
-    static func osrmMatching(_ k: Int, _ sub: SubMatch, result: MatchResult, track: Track, network: RoadNetwork)
-        -> (matching: JSONValue, waypoints: [(fix: Int, index: Int)])
+    /// Calls `body` for each matched fix of matching `k` in order, with its waypoint index and the leg from the
+    /// previous one (nil for the first).
+    static func osrmLegs(_ k: Int, _ sub: SubMatch, result: MatchResult, track: Track, network: RoadNetwork,
+                         _ body: (_ fix: Int, _ waypoint: Int, _ leg: JSONValue?, _ duration: Double) -> Void)
     {
-        var legs: [JSONValue] = []
-        var waypoints: [(fix: Int, index: Int)] = []
-        var total = 0.0
         var previous: (Int, MatchedFix)? = nil
         var w = 0
         for i in sub.firstFix...sub.lastFix {
             guard i < result.fixes.count, let m = result.fixes[i], m.subMatch == k else { continue }
-            waypoints.append((i, w))
-            w += 1
+            var leg: JSONValue? = nil
+            var legDuration = 0.0
             if let (j, p) = previous {
                 let distance = max(0, m.along - p.along)
-                let duration = legDuration(from: j, to: i, distance: distance, on: m.edge, track: track,
-                                           network: network)
-                total += rounded(duration, places: 3)
-                legs.append(["distance": .number(rounded(distance, places: 3)), "duration": .number(rounded(duration, places: 3)),
-                             "weight": .number(rounded(duration, places: 3)), "summary": "", "steps": []])
+                let duration = Self.legDuration(from: j, to: i, distance: distance, on: m.edge, track: track,
+                                                network: network)
+                legDuration = rounded(duration, places: 3)
+                leg = ["distance": .number(rounded(distance, places: 3)), "duration": .number(legDuration),
+                       "weight": .number(legDuration), "summary": "", "steps": []]
             }
+            body(i, w, leg, legDuration)
+            w += 1
             previous = (i, m)
         }
-        let matching: JSONValue = [
-            "confidence": .number(rounded(sub.confidence, places: 3)), "distance": .number(rounded(sub.length, places: 3)),
-            "duration": .number(rounded(total, places: 3)), "weight": .number(rounded(total, places: 3)), "weight_name": "duration",
-            "legs": .array(legs), "geometry": line(sub.geometry),
-        ]
-        return (matching, waypoints)
+    }
+
+    /// Matching `k` (confidence, distance, duration, geometry, legs between its matched fixes, weight), written leg
+    /// by leg, keys in sorted order (the `osrmDocument` tree's bytes).
+    static func osrmMatching(_ k: Int, _ sub: SubMatch, result: MatchResult, track: Track, network: RoadNetwork,
+                             into out: ChunkedOutput)
+    {
+        var total = 0.0
+        osrmLegs(k, sub, result: result, track: track, network: network) { _, _, _, d in total += d }
+        func number(_ v: Double) { JSONValue.number(v).write(into: &out.bytes) }
+        out.append(#"{"confidence":"#); number(rounded(sub.confidence, places: 3))
+        out.append(#","distance":"#); number(rounded(sub.length, places: 3))
+        out.append(#","duration":"#); number(rounded(total, places: 3))
+        out.append(#","geometry":"#); line(sub.geometry).write(into: &out.bytes)
+        out.append(#","legs":["#)
+        var first = true
+        osrmLegs(k, sub, result: result, track: track, network: network) { _, _, leg, _ in
+            guard let leg else { return }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            leg.write(into: &out.bytes)
+            out.chunkDone()
+        }
+        out.append(#"],"weight":"#); number(rounded(total, places: 3))
+        out.append(#","weight_name":"duration"}"#)
     }
 
     /// The tracepoint of a matched fix.
@@ -324,9 +342,18 @@ public enum MatchOutput {
         var matchings: [JSONValue] = []
         var waypointIndex = [Int](repeating: 0, count: track.fixes.count)
         for (k, sub) in result.subMatches.enumerated() {
-            let (matching, waypoints) = osrmMatching(k, sub, result: result, track: track, network: network)
-            for (i, w) in waypoints { waypointIndex[i] = w }
-            matchings.append(matching)
+            var legs: [JSONValue] = []
+            var total = 0.0
+            osrmLegs(k, sub, result: result, track: track, network: network) { i, w, leg, duration in
+                waypointIndex[i] = w
+                if let leg { legs.append(leg) }
+                total += duration
+            }
+            matchings.append([
+                "confidence": .number(rounded(sub.confidence, places: 3)), "distance": .number(rounded(sub.length, places: 3)),
+                "duration": .number(rounded(total, places: 3)), "weight": .number(rounded(total, places: 3)), "weight_name": "duration",
+                "legs": .array(legs), "geometry": line(sub.geometry),
+            ])
         }
         // One tracepoint per input row (OSRM gives one per input coordinate): null for rows skipped or not matched.
         let rowCount = track.fixes.indices.reduce(0) { max($0, inputRow(track, $1) + 1) }
