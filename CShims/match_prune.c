@@ -49,7 +49,10 @@ static int rsc_prune_entries(rsc_matcher *m) {
 }
 
 int rsc_prune_states(rsc_matcher *m) {
-    int states_full = m->state_n >= RSC_PRUNE_MIN_STATES && 4 * m->state_n >= 3 * m->state_cap;
+    /* Room a step may need beyond state_n: its layer and a wider recovery layer (rsc_step, rsc_build_layer). While
+     * that much is free after every commit, the buffer grows only here. */
+    size_t margin = 8 * (size_t)(m->p->max_candidates > 0 ? m->p->max_candidates : 1) + 64;
+    int states_full = m->state_n >= RSC_PRUNE_MIN_STATES && m->state_n + margin > m->state_cap;
     int entries_full = m->entry_n >= RSC_PRUNE_MIN_ENTRIES && 4 * m->entry_n >= 3 * m->entry_cap;
     if (m->layer_n < 3 || (!states_full && !entries_full)) return 1;
     size_t n = m->state_n;
@@ -84,9 +87,16 @@ int rsc_prune_states(rsc_matcher *m) {
     }
     free(map);
     m->state_n = w;
-    /* When more than half the buffer is still in use, double it: the next prune then comes after at least as many
-     * new states as were kept, so the work stays linear in the track. */
-    if (states_full && 2 * w > m->state_cap && !RSC_GROW(m->states, m->state_cap, 2 * m->state_cap)) return 0;
+    /* Room for an eighth more than was kept (and at least RSC_PRUNE_MIN_STATES / 2): the next prune comes after that
+     * many new states, so the work stays linear in the track (states already in place are not moved again), and the
+     * buffer stays about 1.125 times the states kept (growing it by doubling left it up to 2.5 times). */
+    size_t want = w + w / 8 + RSC_PRUNE_MIN_STATES / 2;
+    if (want > m->state_cap) {
+        rsc_state *g = realloc(m->states, want * sizeof *g);
+        if (!g) return 0;
+        m->states = g;
+        m->state_cap = want;
+    }
     return rsc_prune_entries(m);
 }
 
@@ -106,4 +116,32 @@ void rsc_trim_states(rsc_matcher *m) {
         m->layer_cap = 0;
         m->layer_n = 0;
     }
+}
+
+void rsc_matcher_release(rsc_matcher *m) {
+    if (!m) return;
+    rsc_trim_states(m);
+    if (m->fix_cap * sizeof *m->fixes > RSC_TRIM_BYTES) {
+        free(m->fixes);
+        m->fixes = NULL;
+        m->fix_cap = 0;
+    }
+    if (m->entry_cap * sizeof *m->entries > RSC_TRIM_BYTES) {
+        free(m->entries);
+        m->entries = NULL;
+        m->entry_cap = 0;
+        m->entry_n = 0;
+        /* the route cache pointed into them */
+        if (++m->run_stamp == 0) {
+            memset(m->c_stamp, 0, m->g->arc_count * sizeof(uint32_t));
+            m->run_stamp = 1;
+        }
+    }
+    if (m->path_cap * sizeof *m->path > RSC_TRIM_BYTES) {
+        free(m->path);
+        m->path = NULL;
+        m->path_cap = 0;
+    }
+    m->path_n = 0;
+    m->sub_n = 0;
 }

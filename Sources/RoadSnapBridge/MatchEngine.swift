@@ -269,6 +269,14 @@ public final class MatchEngine {
     private var lastCount = 0
     private var lastSubs = 0
 
+    /// Forgets the last run's results and frees the engine's buffers that grew past 16 MB (a big track's), so they
+    /// are not held while the caller's copy of the results is written out (issue 16, item 11).
+    public func releaseResults() {
+        rsc_matcher_release(handle)
+        lastCount = 0
+        lastSubs = 0
+    }
+
     /// Per-fix results of the last run.
     public var fixes: [EngineFix] { (0..<lastCount).compactMap { fix($0) } }
 

@@ -49,6 +49,7 @@ enum MatchCommand {
 
     static func run(_ args: [String]) throws -> Int32 {
         let opts = try Options(args, spec: CommandSpecs.match)
+        returnBigAllocationsToTheSystem()
         let mapPath = try opts.require("map")
         var params = MatchParameters()
         let sigmaText = opts.string("sigma")

@@ -5,6 +5,7 @@ import RoadSnapFormats
 enum SnapCommand {
     static func run(_ args: [String]) throws -> Int32 {
         let opts = try Options(args, spec: CommandSpecs.snap)
+        returnBigAllocationsToTheSystem()
         let mapPath = try opts.require("map")
         let radius = try opts.double("radius", default: Snapper.defaultRadius)
         guard radius > 0 else { throw RoadSnapError.invalidArgument("--radius must be positive") }

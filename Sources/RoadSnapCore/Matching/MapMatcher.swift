@@ -291,6 +291,7 @@ public final class MapMatcher {
                             length: s.length, duration: duration, confidence: min(1, max(0, confidence)),
                             geometry: geometry(of: s.steps))
         }
+        if n > 1 << 16 { engine.releaseResults() }  // copied into `matched` and `subs` above
         return MatchResult(fixes: matched, subMatches: subs, parameters: used)
     }
 
