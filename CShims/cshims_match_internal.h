@@ -113,6 +113,9 @@ struct rsc_matcher {
      * their emission; NULL in batch runs. */
     uint8_t *route_arc;
     double route_bonus;
+    /* Pruning of a batch run's states and route entries (match_prune.c): thresholds (0: the defaults) and how many
+     * times it ran in the last run; set through rsc_matcher_set_pruning for tests. */
+    size_t prune_min_states, prune_min_entries, prune_count;
 };
 
 /* ---------------------------------------------------------------------------------------------------------- */

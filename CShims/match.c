@@ -143,6 +143,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     }
     m->sub_n = 0;
     m->path_n = 0;
+    m->prune_count = 0;
     m->state_n = 0;
     m->layer_n = 0;
     m->entry_n = 0;

@@ -52,9 +52,12 @@ int rsc_prune_states(rsc_matcher *m) {
     /* Room a step may need beyond state_n: its layer and a wider recovery layer (rsc_step, rsc_build_layer). While
      * that much is free after every commit, the buffer grows only here. */
     size_t margin = 8 * (size_t)(m->p->max_candidates > 0 ? m->p->max_candidates : 1) + 64;
-    int states_full = m->state_n >= RSC_PRUNE_MIN_STATES && m->state_n + margin > m->state_cap;
-    int entries_full = m->entry_n >= RSC_PRUNE_MIN_ENTRIES && 4 * m->entry_n >= 3 * m->entry_cap;
+    size_t min_states = m->prune_min_states ? m->prune_min_states : RSC_PRUNE_MIN_STATES;
+    size_t min_entries = m->prune_min_entries ? m->prune_min_entries : RSC_PRUNE_MIN_ENTRIES;
+    int states_full = m->state_n >= min_states && m->state_n + margin > m->state_cap;
+    int entries_full = m->entry_n >= min_entries && 4 * m->entry_n >= 3 * m->entry_cap;
     if (m->layer_n < 3 || (!states_full && !entries_full)) return 1;
+    m->prune_count++;
     size_t n = m->state_n;
     int32_t *map = malloc(n * sizeof *map);
     if (!map) return 0;
@@ -90,7 +93,7 @@ int rsc_prune_states(rsc_matcher *m) {
     /* Room for an eighth more than was kept (and at least RSC_PRUNE_MIN_STATES / 2): the next prune comes after that
      * many new states, so the work stays linear in the track (states already in place are not moved again), and the
      * buffer stays about 1.125 times the states kept (growing it by doubling left it up to 2.5 times). */
-    size_t want = w + w / 8 + RSC_PRUNE_MIN_STATES / 2;
+    size_t want = w + w / 8 + min_states / 2;
     if (want > m->state_cap) {
         rsc_state *g = realloc(m->states, want * sizeof *g);
         if (!g) return 0;
@@ -144,4 +147,11 @@ void rsc_matcher_release(rsc_matcher *m) {
     }
     m->path_n = 0;
     m->sub_n = 0;
+}
+
+size_t rsc_matcher_set_pruning(rsc_matcher *m, size_t min_states, size_t min_entries) {
+    if (!m) return 0;
+    m->prune_min_states = min_states;
+    m->prune_min_entries = min_entries;
+    return m->prune_count;
 }

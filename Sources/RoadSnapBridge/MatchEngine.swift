@@ -277,6 +277,13 @@ public final class MatchEngine {
         lastSubs = 0
     }
 
+    /// Tests: prunes a run's Viterbi states from `states` states and its route entries from `entries` entries (0: the
+    /// defaults) so a short track exercises the pruning big tracks need; returns how often the last run pruned.
+    @discardableResult
+    package func setPruning(states: Int, entries: Int) -> Int {
+        Int(rsc_matcher_set_pruning(handle, max(0, states), max(0, entries)))
+    }
+
     /// Per-fix results of the last run.
     public var fixes: [EngineFix] { (0..<lastCount).compactMap { fix($0) } }
 
