@@ -113,6 +113,9 @@ struct rsc_matcher {
      * their emission; NULL in batch runs. */
     uint8_t *route_arc;
     double route_bonus;
+    /* Pruning of a batch run's states and route entries (match_prune.c): thresholds (0: the defaults) and how many
+     * times it ran in the last run; set through rsc_matcher_set_pruning for tests. */
+    size_t prune_min_states, prune_min_entries, prune_count;
 };
 
 /* ---------------------------------------------------------------------------------------------------------- */
@@ -197,6 +200,12 @@ RSC_HIDDEN int rsc_commit(rsc_matcher *m, size_t f, int count);
 /* match_viterbi.c: ends the current sub-match at its last layer: backtracks, writes per-fix results (held fixes
  * too), the path and the statistics. 0 on out of memory. */
 RSC_HIDDEN int rsc_finalize(rsc_matcher *m, int32_t sub_index);
+/* Batch runs: drops the states of the current sub-match no chain from its newest layer passes through, once the state
+ * buffer is three quarters full (match_prune.c); results are unchanged. Returns 0 when out of memory. */
+RSC_HIDDEN int rsc_prune_states(rsc_matcher *m);
+/* End of a batch run: frees the state and layer buffers when they grew past 16 MB (a big track), rather than keeping
+ * them for the next track while the results are read (match_prune.c). */
+RSC_HIDDEN void rsc_trim_states(rsc_matcher *m);
 /* match_held.c: places the held fix at (hx, hy), held by state a, on the driven stretch from a to b (the state of
  * the next layer on the same chain; NULL when a's layer is the newest): its nearest point along a's arc after a and
  * b's arc before b (along the one arc when a and b share it; after a U-turn in place, along a's arc after a), else

@@ -143,6 +143,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     }
     m->sub_n = 0;
     m->path_n = 0;
+    m->prune_count = 0;
     m->state_n = 0;
     m->layer_n = 0;
     m->entry_n = 0;
@@ -191,6 +192,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         if (st == RSC_STEP_COMMITTED) {
             pending = 0;
             f++;
+            if (!rsc_prune_states(m)) return RSC_ENOMEM;
             continue;
         }
         if (st == RSC_STEP_UNREACHABLE && pending < p->max_outliers) {
@@ -205,5 +207,6 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         pending = 0;
     }
     if (!rsc_finalize(m, (int32_t)m->sub_n)) return RSC_ENOMEM;
+    rsc_trim_states(m);
     return (int)m->sub_n;
 }

@@ -139,6 +139,13 @@ const rsc_match_fix *rsc_matcher_fixes(const rsc_matcher *matcher);
 const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *matcher);
 const rsc_path_step *rsc_matcher_path(const rsc_matcher *matcher);
 size_t rsc_matcher_path_count(const rsc_matcher *matcher);
+/* Forgets the results of the last run and frees every per-fix buffer larger than 16 MB (a big track's), so they are
+ * not kept while the caller writes its own copy out; the next run allocates again. NULL is a no-op. */
+void rsc_matcher_release(rsc_matcher *matcher);
+/* Tests: prune a batch run's states from `min_states` states and its route entries from `min_entries` entries (0: the
+ * defaults, 65,536 and 262,144), so pruning can be checked on a short track. Returns how many times the last run
+ * pruned. NULL is a no-op returning 0. */
+size_t rsc_matcher_set_pruning(rsc_matcher *matcher, size_t min_states, size_t min_entries);
 
 /* Incremental, lag-bounded matching on the same engine (the same candidates, emission, transition, route search and
  * step as rsc_matcher_run) for a live feed: push one fix at a time; the answer for the newest fix is the best state of

@@ -38,53 +38,37 @@ public enum Checksum {
 }
 
 /// Writes a compiled map: sections of fixed-width elements, each 64-byte aligned and checksummed, then the section
-/// table and the header. Writes go to a temporary file next to the destination that replaces it only once
-/// complete (`finish`), so a failed compile (disk full) leaves an existing file intact.
+/// table and the header. Writes go through the project's one atomic writer (`AtomicFileWriter`): a temporary file
+/// next to the destination that replaces it only once complete (`finish`), so a failed compile (disk full) leaves an
+/// existing file intact and no temporary behind; a symbolic link is followed, a character device (`/dev/null`) is
+/// written through, and a FIFO, directory, block device or socket is refused (the header is written last, so the
+/// output must be able to seek).
 public final class CompiledMapWriter {
     public let path: String
-    private let temporaryPath: String
-    private var fd: Int32
+    private let file: AtomicFileWriter
     private var offset: UInt64
     private var sections: [rsc_rsmap_section] = []
-    private var finished = false
     private static let formatVersion: UInt32 = 1
 
-    /// Creates the temporary file for `path`.
+    /// Opens the output at `path` (a temporary beside it for a regular file).
     package init(path: String) throws(NativeFailure) {
         self.path = path
-        temporaryPath = path + ".tmp-\(getpid())"
-        fd = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw .unwritableFile(path: path, reason: "cannot create \(temporaryPath): \(String(cString: strerror(errno)))")
-        }
+        file = try AtomicFileWriter(path: path, seekable: true)
         offset = UInt64(MemoryLayout<rsc_rsmap_header>.size)
         try writeZeros(Int(offset))
-    }
-
-    deinit {
-        if !finished {
-            if fd >= 0 { close(fd) }
-            unlink(temporaryPath)
-        }
     }
 
     /// The current version of the file layout; files of another version are refused with a clear error.
     public static var currentFormatVersion: UInt32 { formatVersion }
 
-    private func fail(_ what: String) -> NativeFailure {
-        .unwritableFile(path: path, reason: "write failed (\(what)): \(String(cString: strerror(errno))); the existing file, if any, is unchanged")
+    /// A write error with what was being written; the writer has already removed its temporary.
+    private func failed(_ error: NativeFailure, _ what: String) -> NativeFailure {
+        guard error.kind == .unwritableFile else { return error }
+        return .unwritableFile(path: path, reason: "write failed (\(what)): \(error.message); the existing file, if any, is unchanged")
     }
 
     private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(NativeFailure) {
-        var p = bytes.baseAddress
-        var left = bytes.count
-        while left > 0, let q = p {
-            let n = write(fd, q, min(left, 1 << 24))
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { throw fail("writing \(temporaryPath)") }
-            p = q + n
-            left -= n
-        }
+        do { try file.write(bytes) } catch { throw failed(error, "writing sections") }
     }
 
     private func writeZeros(_ count: Int) throws(NativeFailure) {
@@ -146,13 +130,12 @@ public final class CompiledMapWriter {
             for (i, c) in roadSnapEngineVersion.utf8.prefix(31).enumerated() { m[i] = c }
         }
         header.header_hash = withUnsafeBytes(of: &header) { rsc_hash64($0.baseAddress, $0.count, 0) }
-        let written = withUnsafeBytes(of: &header) { b in pwrite(fd, b.baseAddress, b.count, 0) }
-        guard written == MemoryLayout<rsc_rsmap_header>.size else { throw fail("writing the header") }
-        guard fsync(fd) == 0 else { throw fail("flushing \(temporaryPath)") }
-        guard close(fd) == 0 else { fd = -1; throw fail("closing \(temporaryPath)") }
-        fd = -1
-        guard rename(temporaryPath, path) == 0 else { throw fail("renaming \(temporaryPath) to \(path)") }
-        finished = true
+        do {
+            try withUnsafeBytes(of: &header) { b in
+                Result { () throws(NativeFailure) in try file.write(b, at: 0) }
+            }.get()
+        } catch { throw failed(error, "writing the header") }
+        do { try file.commit() } catch { throw failed(error, "finishing the file") }
     }
 }
 

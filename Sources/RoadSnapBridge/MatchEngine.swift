@@ -205,13 +205,29 @@ public final class MatchEngine {
     private var lastCount = 0
     private var lastSubs = 0
 
+    /// Forgets the last run's results and frees the engine's buffers that grew past 16 MB (a big track's), so they
+    /// are not held while the caller's copy of the results is written out (issue 16, item 11).
+    public func releaseResults() {
+        rsc_matcher_release(handle)
+        lastCount = 0
+        lastSubs = 0
+    }
+
+    /// Tests: prunes a run's Viterbi states from `states` states and its route entries from `entries` entries (0: the
+    /// defaults) so a short track exercises the pruning big tracks need; returns how often the last run pruned.
+    @discardableResult
+    package func setPruning(states: Int, entries: Int) -> Int {
+        Int(rsc_matcher_set_pruning(handle, max(0, states), max(0, entries)))
+    }
+
     /// Per-fix results of the last run.
-    public var fixes: [EngineFix] {
-        guard lastCount > 0, let f = rsc_matcher_fixes(handle) else { return [] }
-        return (0..<lastCount).map { i in
-            EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), pathIndex: Int(f[i].path_index), offset: f[i].offset, distance: f[i].distance,
-                      point: LocalPoint(x: f[i].x, y: f[i].y), held: f[i].held != 0)
-        }
+    public var fixes: [EngineFix] { (0..<lastCount).compactMap { fix($0) } }
+
+    /// The result for fix `i` of the last run (nil when `i` is out of range), read in place.
+    public func fix(_ i: Int) -> EngineFix? {
+        guard i >= 0, i < lastCount, let f = rsc_matcher_fixes(handle) else { return nil }
+        return EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), pathIndex: Int(f[i].path_index), offset: f[i].offset,
+                         distance: f[i].distance, point: LocalPoint(x: f[i].x, y: f[i].y), held: f[i].held != 0)
     }
 
     /// Sub-matches of the last run, in track order.

@@ -19,6 +19,8 @@ public typealias RenderColor = RoadSnapBridge.RenderColor
 public typealias RenderCanvas = RoadSnapBridge.RenderCanvas
 /// What a canvas produces: a raster image (PNG, RGBA) or an SVG document.
 public typealias PictureKind = RoadSnapBridge.RenderCanvas.Kind
+/// A value guarded by a pthread mutex (which ThreadSanitizer sees), shared between threads: the one lock type.
+public typealias Locked = RoadSnapBridge.Locked
 
 package typealias NativeFailure = RoadSnapBridge.NativeFailure
 package typealias XMLEventList = RoadSnapBridge.XMLEventList

@@ -65,18 +65,43 @@ public struct GeoBoundingBox: Hashable, Sendable {
 }
 
 /// One GPS fix: position plus whatever the receiver reported. Times are seconds since 1970-01-01 UTC.
+///
+/// Stored compactly (56 bytes, was 96): an unknown value is kept as one particular NaN (`Fix.absent`, a payload no
+/// arithmetic or parser produces) rather than as an optional (16 bytes for 8), since a track holds one `Fix` per row
+/// and a 1,000,000-fix track is read whole (issue 16, item 11). Any other value, NaN included, reads back as given.
 public struct Fix: Hashable, Sendable {
     public var coordinate: GeoCoordinate
+    private var storedTime: Double
+    private var storedCourse: Double
+    private var storedSpeed: Double
+    private var storedAltitude: Double
+    private var storedAccuracy: Double
+
     /// Seconds since the Unix epoch (UTC), when known.
-    public var time: Double?
+    public var time: Double? {
+        get { Fix.isAbsent(storedTime) ? nil : storedTime }
+        set { storedTime = newValue ?? Fix.absent }
+    }
     /// Course over ground, degrees clockwise from north, when known.
-    public var course: Double?
+    public var course: Double? {
+        get { Fix.isAbsent(storedCourse) ? nil : storedCourse }
+        set { storedCourse = newValue ?? Fix.absent }
+    }
     /// Speed over ground in m/s, when known.
-    public var speed: Double?
+    public var speed: Double? {
+        get { Fix.isAbsent(storedSpeed) ? nil : storedSpeed }
+        set { storedSpeed = newValue ?? Fix.absent }
+    }
     /// Altitude in metres, when known.
-    public var altitude: Double?
+    public var altitude: Double? {
+        get { Fix.isAbsent(storedAltitude) ? nil : storedAltitude }
+        set { storedAltitude = newValue ?? Fix.absent }
+    }
     /// Horizontal accuracy (1 sigma, metres), when known.
-    public var horizontalAccuracy: Double?
+    public var horizontalAccuracy: Double? {
+        get { Fix.isAbsent(storedAccuracy) ? nil : storedAccuracy }
+        set { storedAccuracy = newValue ?? Fix.absent }
+    }
 
     /// Largest time in seconds from the epoch (either way) a fix may carry: 1e11 s, about 3,000 years (year 5138).
     /// Track readers skip rows beyond it and the C API rejects them, so every output can write the time.
@@ -89,8 +114,34 @@ public struct Fix: Hashable, Sendable {
     public init(coordinate: GeoCoordinate, time: Double? = nil, course: Double? = nil, speed: Double? = nil,
                 altitude: Double? = nil, horizontalAccuracy: Double? = nil)
     {
-        self.coordinate = coordinate; self.time = time; self.course = course; self.speed = speed
-        self.altitude = altitude; self.horizontalAccuracy = horizontalAccuracy
+        self.coordinate = coordinate
+        storedTime = time ?? Fix.absent
+        storedCourse = course ?? Fix.absent
+        storedSpeed = speed ?? Fix.absent
+        storedAltitude = altitude ?? Fix.absent
+        storedAccuracy = horizontalAccuracy ?? Fix.absent
+    }
+
+    /// The bits a stored field holds when the value is unknown: a quiet NaN with a payload of its own.
+    @usableFromInline static var absentBits: UInt64 { 0x7FF8_0000_0002_A5E7 }
+    @usableFromInline static var absent: Double { Double(bitPattern: absentBits) }
+
+    @inline(__always) @usableFromInline
+    static func isAbsent(_ v: Double) -> Bool { v.bitPattern == absentBits }
+
+    // Equality and hashing by the values as read (NaN is not equal to itself, nil is).
+    public static func == (a: Fix, b: Fix) -> Bool {
+        a.coordinate == b.coordinate && a.time == b.time && a.course == b.course && a.speed == b.speed
+            && a.altitude == b.altitude && a.horizontalAccuracy == b.horizontalAccuracy
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(coordinate)
+        hasher.combine(time)
+        hasher.combine(course)
+        hasher.combine(speed)
+        hasher.combine(altitude)
+        hasher.combine(horizontalAccuracy)
     }
 }
 

@@ -55,16 +55,31 @@ public final class Snapper {
 
     /// Snaps many fixes in one C call (projection batched through PROJ, candidate choice in C).
     public func snap(_ fixes: [Fix], radius: Double = Snapper.defaultRadius) throws(RoadSnapError) -> [SnappedFix?] {
-        try native { () throws(NativeFailure) in
-            try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
-                              x: &xs, y: &ys)
+        // In blocks of 65,536 fixes, so the projected positions, courses and candidates (72 bytes per fix) are held
+        // for one block only, not for a whole big track (issue 16, item 11); each fix is snapped on its own.
+        var results: [SnappedFix?] = []
+        results.reserveCapacity(fixes.count)
+        var start = 0
+        while start < fixes.count {
+            let block = fixes[start..<min(fixes.count, start + Self.blockSize)]
+            try native { () throws(NativeFailure) in
+                try frame.forward(latitudes: block.map(\.coordinate.latitude),
+                                  longitudes: block.map(\.coordinate.longitude), x: &xs, y: &ys)
+            }
+            courses = block.map { $0.course ?? .nan }
+            try native { () throws(NativeFailure) in
+                try query.snapBatch(x: xs, y: ys, course: courses, radius: radius, into: &batch)
+            }
+            for (k, c) in batch.enumerated() {
+                results.append(c.map { snapped($0, course: block[start + k].course) })
+            }
+            start = block.endIndex
         }
-        courses = fixes.map { $0.course ?? .nan }
-        try native { () throws(NativeFailure) in
-            try query.snapBatch(x: xs, y: ys, course: courses, radius: radius, into: &batch)
-        }
-        return batch.enumerated().map { i, c in c.map { snapped($0, course: fixes[i].course) } }
+        return results
     }
+
+    /// Fixes snapped per C call by `snap`.
+    static let blockSize = 1 << 16
 
     /// Snaps pre-projected points (metres) in one C call, without building result values: the benchmark path.
     public func snapProjected(x: [Double], y: [Double], course: [Double]?, radius: Double,

@@ -6,30 +6,39 @@ public enum SnapOutput {
 
     /// One row per fix: input position, and the snapped position on its edge when one was within the radius.
     public static func render(track: Track, results: [SnappedFix?], network: RoadNetwork, format: Format) -> String {
+        let out = ChunkedOutput()
+        write(track: track, results: results, network: network, format: format, into: out)
+        return out.text
+    }
+
+    /// Renders into `out` fix by fix (`render` keeps it all; a file or standard output gets it in chunks).
+    public static func write(track: Track, results: [SnappedFix?], network: RoadNetwork, format: Format,
+                             into out: ChunkedOutput) {
         switch format {
-        case .csv: return csv(track: track, results: results, network: network)
-        case .geojson: return geojson(track: track, results: results, network: network)
+        case .csv: csv(track: track, results: results, network: network, into: out)
+        case .geojson: geojson(track: track, results: results, network: network, into: out)
         }
     }
 
-    static func csv(track: Track, results: [SnappedFix?], network: RoadNetwork) -> String {
-        var out = "fix_index,time,lat,lon,snapped,edge_id,snapped_lat,snapped_lon,distance_m,offset_m,bearing_deg\n"
+    static func csv(track: Track, results: [SnappedFix?], network: RoadNetwork, into out: ChunkedOutput) {
+        out.append("fix_index,time,lat,lon,snapped,edge_id,snapped_lat,snapped_lon,distance_m,offset_m,bearing_deg\n")
         for (i, fix) in track.fixes.enumerated() {
             let time = fix.time.map { isoTime($0) } ?? ""
-            out += "\(i),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),"
+            out.append("\(i),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),")
             if let r = results[i] {
-                out += "true,\(MatchOutput.csvField(network.edges[r.edge].sourceID.description)),\(r.coordinate.latitude),\(r.coordinate.longitude),"
-                out += "\(rounded(r.distance, places: 3)),\(rounded(r.offset, places: 3)),\(rounded(r.bearing, places: 3))\n"
+                out.append("true,\(MatchOutput.csvField(network.edges[r.edge].sourceID.description)),\(r.coordinate.latitude),\(r.coordinate.longitude),")
+                out.append("\(rounded(r.distance, places: 3)),\(rounded(r.offset, places: 3)),\(rounded(r.bearing, places: 3))\n")
             } else {
-                out += "false,,,,,,\n"
+                out.append("false,,,,,,\n")
             }
+            out.chunkDone()
         }
-        return out
     }
 
-    static func geojson(track: Track, results: [SnappedFix?], network: RoadNetwork) -> String {
-        var features: [JSONValue] = []
-        features.reserveCapacity(track.fixes.count)
+    /// A FeatureCollection of one Point per fix, written feature by feature (keys in sorted order, as the JSON
+    /// tree writes them).
+    static func geojson(track: Track, results: [SnappedFix?], network: RoadNetwork, into out: ChunkedOutput) {
+        out.append(#"{"features":["#)
         for (i, fix) in track.fixes.enumerated() {
             var props: [String: JSONValue] = ["fix_index": .number(i), "matched": .bool(results[i] != nil)]
             if let t = fix.time { props["time"] = .string(isoTime(t)) }
@@ -45,10 +54,13 @@ public enum SnapOutput {
             } else {
                 position = fix.coordinate
             }
-            features.append(["type": "Feature", "properties": .object(props),
-                             "geometry": ["type": "Point", "coordinates": MatchOutput.position(position)]])
+            let feature: JSONValue = ["type": "Feature", "properties": .object(props),
+                                      "geometry": ["type": "Point", "coordinates": MatchOutput.position(position)]]
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            feature.write(into: &out.bytes)
+            out.chunkDone()
         }
-        return JSONValue.object(["type": "FeatureCollection", "features": .array(features)]).text()
+        out.append("],\"type\":\"FeatureCollection\"}\n")
     }
 
     /// Seconds since the epoch as ISO 8601 UTC (milliseconds kept when present).

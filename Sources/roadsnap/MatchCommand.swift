@@ -49,6 +49,7 @@ enum MatchCommand {
 
     static func run(_ args: [String]) throws -> Int32 {
         let opts = try Options(args, spec: CommandSpecs.match)
+        returnBigAllocationsToTheSystem()
         let mapPath = try opts.require("map")
         var params = MatchParameters()
         let sigmaText = opts.string("sigma")
@@ -201,9 +202,14 @@ enum MatchCommand {
             o.fixes = track.fixes.count
             o.matched = result.matchedCount
             o.subMatches = result.subMatches.count
-            let text = MatchOutput.render(result, track: track, network: matcher.network, format: format,
-                                          areas: areas)
-            if let output { try AtomicFile.write(text, to: output) } else { o.text = text }
+            if let output {
+                // Streamed in chunks: a big track's output is never held whole (issue 16, item 11).
+                try MatchOutput.write(result, track: track, network: matcher.network, format: format, areas: areas,
+                                      to: output)
+            } else {
+                o.text = MatchOutput.render(result, track: track, network: matcher.network, format: format,
+                                            areas: areas)
+            }
         } catch {
             o.error = "\(error)".hasPrefix(path) ? "\(error)" : "\(path): \(error)"
         }

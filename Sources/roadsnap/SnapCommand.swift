@@ -5,6 +5,7 @@ import RoadSnapFormats
 enum SnapCommand {
     static func run(_ args: [String]) throws -> Int32 {
         let opts = try Options(args, spec: CommandSpecs.snap)
+        returnBigAllocationsToTheSystem()
         let mapPath = try opts.require("map")
         let radius = try opts.double("radius", default: Snapper.defaultRadius)
         guard radius > 0 else { throw RoadSnapError.invalidArgument("--radius must be positive") }
@@ -22,11 +23,17 @@ enum SnapCommand {
         let t0 = monotonicSeconds()
         let results = try snapper.snap(track.fixes, radius: radius)
         let seconds = monotonicSeconds() - t0
-        let text = SnapOutput.render(track: track, results: results, network: network, format: outputFormat)
+        // Streamed in chunks: a big track's output is never held whole (issue 16, item 11).
+        let render = { (out: ChunkedOutput) in
+            SnapOutput.write(track: track, results: results, network: network, format: outputFormat, into: out)
+        }
         if let out = opts.string("out") {
-            try AtomicFile.write(text, to: out)
+            try AtomicFile.stream(to: out, render)
         } else {
-            writeStdout(text)
+            // through the CLI's one standard-output writer (a failed write makes the command exit 1)
+            let out = ChunkedOutput { bytes in writeStdout(String(decoding: bytes, as: UTF8.self)) }
+            render(out)
+            try out.finish()
         }
         let distances = results.compactMap { $0?.distance }.sorted()
         let n = track.fixes.count

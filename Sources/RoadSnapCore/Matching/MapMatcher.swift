@@ -26,13 +26,11 @@ extension MatchGraph {
 }
 
 /// One fix as matched: the edge and direction it was placed on, where, and how far it was from the road.
+///
+/// Stored compactly (56 bytes with its optional, was 72): a match result holds one per fix, so on a 1,000,000-fix
+/// track every byte here is a megabyte (issue 16, item 11). Edge and sub-match numbers fit 32 bits (the matching
+/// engine numbers arcs with 32-bit integers).
 public struct MatchedFix: Hashable, Sendable {
-    /// Edge index in the network.
-    public var edge: Int
-    /// Whether the fix travels the edge along its geometry.
-    public var forward: Bool
-    /// Index of the sub-match holding this fix.
-    public var subMatch: Int
     /// Metres along the sub-match's path from its start to the matched point.
     public var along: Double
     /// Metres from the edge's geometry start to the matched point.
@@ -41,6 +39,34 @@ public struct MatchedFix: Hashable, Sendable {
     public var distance: Double
     /// The matched point on the road.
     public var coordinate: GeoCoordinate
+    private var edgeNumber: Int32
+    private var subMatchNumber: Int32
+    /// Whether the fix travels the edge along its geometry.
+    public var forward: Bool
+
+    /// Edge index in the network.
+    public var edge: Int {
+        get { Int(edgeNumber) }
+        set { edgeNumber = Int32(newValue) }
+    }
+
+    /// Index of the sub-match holding this fix.
+    public var subMatch: Int {
+        get { Int(subMatchNumber) }
+        set { subMatchNumber = Int32(newValue) }
+    }
+
+    public init(edge: Int, forward: Bool, subMatch: Int, along: Double, offset: Double, distance: Double,
+                coordinate: GeoCoordinate)
+    {
+        self.along = along
+        self.offset = offset
+        self.distance = distance
+        self.coordinate = coordinate
+        edgeNumber = Int32(edge)
+        subMatchNumber = Int32(subMatch)
+        self.forward = forward
+    }
 
     /// Arc id (`RoadGraph` numbering) of the matched edge and direction.
     public var arc: Int { RoadGraph.arc(edge: edge, forward: forward) }
@@ -236,6 +262,11 @@ public final class MapMatcher {
             try engine.run(parameters: used.engine, x: xs, y: ys, time: times, course: courses, speed: speeds,
                            accuracy: accuracies)
         }
+        if n > 1 << 16 {
+            // a big track's positions are not kept for the next one (8 MB per million fixes each)
+            xs = []
+            ys = []
+        }
 
         let engineSubs = engine.subMatches
         // Cumulative length before each path arc, per sub-match, to place fixes along their path.
@@ -246,10 +277,10 @@ public final class MapMatcher {
                 return acc - st.from
             }
         }
-        let raw = engine.fixes
+        // read from the engine fix by fix (no per-fix copy of its results: issue 16, item 11)
         var matched = [MatchedFix?](repeating: nil, count: n)
-        for i in 0..<n where raw[i].arc >= 0 {
-            let r = raw[i]
+        for i in 0..<n {
+            guard let r = engine.fix(i), r.arc >= 0 else { continue }
             let edge = RoadGraph.edge(ofArc: r.arc), forward = RoadGraph.isForward(r.arc)
             let offset = forward ? r.offset : max(0, network.edges[edge].length - r.offset)
             matched[i] = MatchedFix(edge: edge, forward: forward, subMatch: r.subMatch,
@@ -272,6 +303,7 @@ public final class MapMatcher {
                             length: s.length, duration: duration, confidence: min(1, max(0, confidence)),
                             geometry: geometry(of: s.steps))
         }
+        if n > 1 << 16 { engine.releaseResults() }  // copied into `matched` and `subs` above
         return MatchResult(fixes: matched, subMatches: subs, parameters: used)
     }
 

@@ -22,20 +22,31 @@ public enum MatchOutput {
     /// Renders `result` (of `track` on `network`) in `format`; the HTML picture draws `areas` (water, buildings) too.
     public static func render(_ result: MatchResult, track: Track, network: RoadNetwork, format: Format,
                               areas: MapAreas? = nil) -> String {
+        let out = ChunkedOutput()
+        write(result, track: track, network: network, format: format, areas: areas, into: out)
+        return out.text
+    }
+
+    /// Renders into `out` record by record (`render` keeps it all; a file or standard output gets it in chunks):
+    /// the one renderer of each format.
+    public static func write(_ result: MatchResult, track: Track, network: RoadNetwork, format: Format,
+                             areas: MapAreas? = nil, into out: ChunkedOutput) {
         switch format {
-        case .geojson: return geojson(result, track: track, network: network)
-        case .csv: return csv(result, track: track, network: network)
-        case .gpx: return gpx(result, track: track)
-        case .osrm: return osrm(result, track: track, network: network)
-        case .html: return MatchReport.html(result, track: track, network: network, areas: areas)
+        case .geojson: geojson(result, track: track, network: network, into: out)
+        case .csv: csv(result, track: track, network: network, into: out)
+        case .gpx: gpx(result, track: track, into: out)
+        case .osrm: osrm(result, track: track, network: network, into: out)
+        case .html: out.append(MatchReport.html(result, track: track, network: network, areas: areas))
         }
     }
 
-    /// Renders and writes atomically (temporary file, then rename).
+    /// Renders and writes atomically (temporary file, then rename), streamed in chunks.
     public static func write(_ result: MatchResult, track: Track, network: RoadNetwork, format: Format,
-                             to path: String) throws(RoadSnapError)
+                             areas: MapAreas? = nil, to path: String) throws(RoadSnapError)
     {
-        try AtomicFile.write(render(result, track: track, network: network, format: format), to: path)
+        try AtomicFile.stream(to: path) { out in
+            write(result, track: track, network: network, format: format, areas: areas, into: out)
+        }
     }
 
     /// Seconds since the epoch as ISO 8601 UTC (`2009-01-17T20:45:25Z`, milliseconds when not whole; "" beyond
@@ -54,15 +65,30 @@ public enum MatchOutput {
     /// directly with their keys in sorted order (the one path: tested against Foundation reading and rewriting it,
     /// and field by field against the result).
     public static func geojson(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(256 * (track.fixes.count + 4))
-        out.append(contentsOf: #"{"features":["#.utf8)
+        let out = ChunkedOutput()
+        geojson(result, track: track, network: network, into: out)
+        return out.text
+    }
+
+    static func geojson(_ result: MatchResult, track: Track, network: RoadNetwork, into stream: ChunkedOutput) {
+        stream.append(#"{"features":["#)
         for (k, sub) in result.subMatches.enumerated() {
-            if k > 0 { out.append(UInt8(ascii: ",")) }
-            subMatchFeature(k, sub, result: result, track: track, network: network).write(into: &out)
+            if k > 0 { stream.append(UInt8(ascii: ",")) }
+            subMatchFeature(k, sub, result: result, track: track, network: network).write(into: &stream.bytes)
+            stream.chunkDone()
         }
-        for (i, fix) in track.fixes.enumerated() {
-            if i > 0 || !result.subMatches.isEmpty { out.append(UInt8(ascii: ",")) }
+        for i in track.fixes.indices {
+            if i > 0 || !result.subMatches.isEmpty { stream.append(UInt8(ascii: ",")) }
+            geojsonPoint(i, result: result, track: track, network: network, into: &stream.bytes)
+            stream.chunkDone()
+        }
+        stream.append("],\"type\":\"FeatureCollection\"}\n")
+    }
+
+    /// The Point feature of fix `i`, its keys in sorted order.
+    private static func geojsonPoint(_ i: Int, result: MatchResult, track: Track, network: RoadNetwork,
+                                     into out: inout [UInt8]) {
+            let fix = track.fixes[i]
             let m = i < result.fixes.count ? result.fixes[i] : nil
             func number(_ v: Double) { JSONValue.writeNumber(v, into: &out) }
             func key(_ k: String) { out.append(contentsOf: k.utf8) }  // k holds its quotes, colon and comma
@@ -86,9 +112,6 @@ public enum MatchOutput {
             key(#","time":"#)
             if let t = fix.time { JSONValue.writeString(isoTime(t), into: &out) } else { key("null") }
             key(#"},"type":"Feature"}"#)
-        }
-        out.append(contentsOf: "],\"type\":\"FeatureCollection\"}\n".utf8)
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// One sub-match's LineString feature.
@@ -127,18 +150,24 @@ public enum MatchOutput {
 
     /// One row per input fix.
     public static func csv(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
-        var out = "fix_index,time,lat,lon,matched,sub_match,edge_id,forward,matched_lat,matched_lon,distance_m,offset_m\n"
+        let out = ChunkedOutput()
+        csv(result, track: track, network: network, into: out)
+        return out.text
+    }
+
+    static func csv(_ result: MatchResult, track: Track, network: RoadNetwork, into out: ChunkedOutput) {
+        out.append("fix_index,time,lat,lon,matched,sub_match,edge_id,forward,matched_lat,matched_lon,distance_m,offset_m\n")
         for (i, fix) in track.fixes.enumerated() {
             let time = fix.time.map { isoTime($0) } ?? ""
-            out += "\(inputRow(track, i)),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),"
+            out.append("\(inputRow(track, i)),\(time),\(fix.coordinate.latitude),\(fix.coordinate.longitude),")
             if i < result.fixes.count, let m = result.fixes[i] {
-                out += "true,\(m.subMatch),\(csvField(network.edges[m.edge].sourceID.description)),\(m.forward),"
-                out += "\(m.coordinate.latitude),\(m.coordinate.longitude),\(rounded(m.distance, places: 3)),\(rounded(m.offset, places: 3))\n"
+                out.append("true,\(m.subMatch),\(csvField(network.edges[m.edge].sourceID.description)),\(m.forward),")
+                out.append("\(m.coordinate.latitude),\(m.coordinate.longitude),\(rounded(m.distance, places: 3)),\(rounded(m.offset, places: 3))\n")
             } else {
-                out += "false,,,,,,,\n"
+                out.append("false,,,,,,,\n")
             }
+            out.chunkDone()
         }
-        return out
     }
 
     static func csvField(_ s: String) -> String {
@@ -168,45 +197,157 @@ public enum MatchOutput {
 
     /// GPX 1.1 with one track segment per sub-match along the matched path.
     public static func gpx(_ result: MatchResult, track: Track) -> String {
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<gpx version=\"1.1\" creator=\"roadsnap\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n"
-        out += "  <trk>\n    <name>\(xmlEscaped(track.name)) (matched)</name>\n"
+        let out = ChunkedOutput()
+        gpx(result, track: track, into: out)
+        return out.text
+    }
+
+    static func gpx(_ result: MatchResult, track: Track, into out: ChunkedOutput) {
+        out.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+        out.append("<gpx version=\"1.1\" creator=\"roadsnap\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n")
+        out.append("  <trk>\n    <name>\(xmlEscaped(track.name)) (matched)</name>\n")
         for sub in result.subMatches {
-            out += "    <trkseg>\n"
-            for c in sub.geometry { out += "      <trkpt lat=\"\(c.latitude)\" lon=\"\(c.longitude)\"></trkpt>\n" }
-            out += "    </trkseg>\n"
+            out.append("    <trkseg>\n")
+            for c in sub.geometry {
+                out.append("      <trkpt lat=\"\(c.latitude)\" lon=\"\(c.longitude)\"></trkpt>\n")
+                out.chunkDone()
+            }
+            out.append("    </trkseg>\n")
         }
-        out += "  </trk>\n</gpx>\n"
-        return out
+        out.append("  </trk>\n</gpx>\n")
     }
 
     /// OSRM `match` service response: `code`, `matchings` (confidence, distance, duration, GeoJSON geometry, legs)
     /// and `tracepoints` (null for fixes not matched), so OSRM clients can switch.
     public static func osrm(_ result: MatchResult, track: Track, network: RoadNetwork) -> String {
-        osrmDocument(result, track: track, network: network).text()
+        let out = ChunkedOutput()
+        osrm(result, track: track, network: network, into: out)
+        return out.text
     }
 
+    /// Streams the document `osrmDocument` builds, matching by matching and tracepoint by tracepoint, with the
+    /// same bytes (keys in sorted order: `code`, `matchings`, `message`, `tracepoints`).
+    static func osrm(_ result: MatchResult, track: Track, network: RoadNetwork, into out: ChunkedOutput) {
+        var last = -1
+        for i in track.fixes.indices {
+            let r = inputRow(track, i)
+            guard r > last else {
+                // Rows not increasing (no reader makes such a track): the tree, where a later fix's row wins.
+                out.append(osrmDocument(result, track: track, network: network).text())
+                return
+            }
+            last = r
+        }
+        out.append(#"{"code":"#)
+        out.append(result.subMatches.isEmpty ? #""NoMatch""# : #""Ok""#)
+        out.append(#","matchings":["#)
+        for (k, sub) in result.subMatches.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            osrmMatching(k, sub, result: result, track: track, network: network, into: out)
+            out.chunkDone()
+        }
+        out.append("]")
+        if result.subMatches.isEmpty { out.append(#","message":"Could not match the trace.""#) }
+        out.append(#","tracepoints":["#)
+        // A fix's waypoint index: its place among its sub-match's matched fixes (those in the sub-match's range).
+        var waypoints = [Int](repeating: 0, count: result.subMatches.count)
+        var row = 0
+        for i in track.fixes.indices {
+            let r = inputRow(track, i)
+            while row < r {
+                out.append(row > 0 ? ",null" : "null")
+                row += 1
+            }
+            if row > 0 { out.append(UInt8(ascii: ",")) }
+            if i < result.fixes.count, let m = result.fixes[i] {
+                var w = 0
+                if m.subMatch >= 0, m.subMatch < waypoints.count,
+                   result.subMatches[m.subMatch].firstFix <= i, i <= result.subMatches[m.subMatch].lastFix
+                {
+                    w = waypoints[m.subMatch]
+                    waypoints[m.subMatch] += 1
+                }
+                osrmTracepoint(m, waypoint: w, network: network).write(into: &out.bytes)
+            } else {
+                out.append("null")
+            }
+            row += 1
+            out.chunkDone()
+        }
+        out.append("]}\n")
+    }
+
+    /// Calls `body` for each matched fix of matching `k` in order, with its waypoint index and the leg from the
+    /// previous one (nil for the first).
+    static func osrmLegs(_ k: Int, _ sub: SubMatch, result: MatchResult, track: Track, network: RoadNetwork,
+                         _ body: (_ fix: Int, _ waypoint: Int, _ leg: JSONValue?, _ duration: Double) -> Void)
+    {
+        var previous: (Int, MatchedFix)? = nil
+        var w = 0
+        for i in sub.firstFix...sub.lastFix {
+            guard i < result.fixes.count, let m = result.fixes[i], m.subMatch == k else { continue }
+            var leg: JSONValue? = nil
+            var legDuration = 0.0
+            if let (j, p) = previous {
+                let distance = max(0, m.along - p.along)
+                let duration = Self.legDuration(from: j, to: i, distance: distance, on: m.edge, track: track,
+                                                network: network)
+                legDuration = rounded(duration, places: 3)
+                leg = ["distance": .number(rounded(distance, places: 3)), "duration": .number(legDuration),
+                       "weight": .number(legDuration), "summary": "", "steps": []]
+            }
+            body(i, w, leg, legDuration)
+            w += 1
+            previous = (i, m)
+        }
+    }
+
+    /// Matching `k` (confidence, distance, duration, geometry, legs between its matched fixes, weight), written leg
+    /// by leg, keys in sorted order (the `osrmDocument` tree's bytes).
+    static func osrmMatching(_ k: Int, _ sub: SubMatch, result: MatchResult, track: Track, network: RoadNetwork,
+                             into out: ChunkedOutput)
+    {
+        var total = 0.0
+        osrmLegs(k, sub, result: result, track: track, network: network) { _, _, _, d in total += d }
+        func number(_ v: Double) { JSONValue.number(v).write(into: &out.bytes) }
+        out.append(#"{"confidence":"#); number(rounded(sub.confidence, places: 3))
+        out.append(#","distance":"#); number(rounded(sub.length, places: 3))
+        out.append(#","duration":"#); number(rounded(total, places: 3))
+        out.append(#","geometry":"#); line(sub.geometry).write(into: &out.bytes)
+        out.append(#","legs":["#)
+        var first = true
+        osrmLegs(k, sub, result: result, track: track, network: network) { _, _, leg, _ in
+            guard let leg else { return }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            leg.write(into: &out.bytes)
+            out.chunkDone()
+        }
+        out.append(#"],"weight":"#); number(rounded(total, places: 3))
+        out.append(#","weight_name":"duration"}"#)
+    }
+
+    /// The tracepoint of a matched fix.
+    static func osrmTracepoint(_ m: MatchedFix, waypoint: Int, network: RoadNetwork) -> JSONValue {
+        [
+            "location": position(m.coordinate), "name": .string(network.edges[m.edge].attributes.name ?? ""),
+            "distance": .number(rounded(m.distance, places: 3)), "hint": "", "matchings_index": .number(m.subMatch),
+            "waypoint_index": .number(waypoint), "alternatives_count": 0,
+        ]
+    }
+
+    /// The OSRM response as one tree (what `osrm` streams; kept for tracks whose rows are not increasing and for the
+    /// tests that check the JSON writer against Foundation).
     static func osrmDocument(_ result: MatchResult, track: Track, network: RoadNetwork) -> JSONValue {
         var matchings: [JSONValue] = []
         var waypointIndex = [Int](repeating: 0, count: track.fixes.count)
         for (k, sub) in result.subMatches.enumerated() {
             var legs: [JSONValue] = []
             var total = 0.0
-            var previous: (Int, MatchedFix)? = nil
-            var w = 0
-            for i in sub.firstFix...sub.lastFix {
-                guard i < result.fixes.count, let m = result.fixes[i], m.subMatch == k else { continue }
+            osrmLegs(k, sub, result: result, track: track, network: network) { i, w, leg, duration in
                 waypointIndex[i] = w
-                w += 1
-                if let (j, p) = previous {
-                    let distance = max(0, m.along - p.along)
-                    let duration = legDuration(from: j, to: i, distance: distance, on: m.edge, track: track,
-                                               network: network)
-                    total += rounded(duration, places: 3)
-                    legs.append(["distance": .number(rounded(distance, places: 3)), "duration": .number(rounded(duration, places: 3)),
-                                 "weight": .number(rounded(duration, places: 3)), "summary": "", "steps": []])
-                }
-                previous = (i, m)
+                if let leg { legs.append(leg) }
+                total += duration
             }
             matchings.append([
                 "confidence": .number(rounded(sub.confidence, places: 3)), "distance": .number(rounded(sub.length, places: 3)),
@@ -219,11 +360,7 @@ public enum MatchOutput {
         var tracepoints = [JSONValue](repeating: .null, count: rowCount)
         for i in track.fixes.indices {
             guard i < result.fixes.count, let m = result.fixes[i] else { continue }
-            tracepoints[inputRow(track, i)] = [
-                "location": position(m.coordinate), "name": .string(network.edges[m.edge].attributes.name ?? ""),
-                "distance": .number(rounded(m.distance, places: 3)), "hint": "", "matchings_index": .number(m.subMatch),
-                "waypoint_index": .number(waypointIndex[i]), "alternatives_count": 0,
-            ]
+            tracepoints[inputRow(track, i)] = osrmTracepoint(m, waypoint: waypointIndex[i], network: network)
         }
         var doc: [String: JSONValue] = ["code": result.subMatches.isEmpty ? "NoMatch" : "Ok",
                                         "tracepoints": .array(tracepoints), "matchings": .array(matchings)]
