@@ -225,9 +225,10 @@ import Glibc
         }
         let args = ["match", "--map", Self.network, "--jobs", "2", "--out", out.path, tracks.path]
         let killed = try Self.run(args) { p in
-            // Kill once some outputs exist (mid-batch).
+            // Kill once some outputs exist (mid-batch): finished ones, not the temporaries being streamed into.
             for _ in 0..<6000 {
-                let n = (try? FileManager.default.contentsOfDirectory(atPath: out.path))?.count ?? 0
+                let n = (try? FileManager.default.contentsOfDirectory(atPath: out.path))?
+                    .filter { !$0.hasPrefix(".") }.count ?? 0
                 if n >= 3 { break }
                 usleep(10_000)
             }
