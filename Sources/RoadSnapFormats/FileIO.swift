@@ -6,7 +6,6 @@ import Musl
 import Darwin
 #endif
 import RoadSnapCore
-import Synchronization
 
 /// Files through POSIX calls (`open`, `read`, `write`, `fsync`, `rename`): no Foundation.
 public enum FileIO {
@@ -264,7 +263,7 @@ public enum AtomicFile {
 /// Removes the temporary files `AtomicFile` left behind in a folder when a process was killed mid-write
 /// (`.NAME.PID.SUFFIX.tmp` whose PID is no longer running), once per folder per process.
 enum StaleTemporaries {
-    private static let cleaned = Mutex<Set<String>>([])
+    private static let cleaned = Locked<Set<String>>([])
 
     static func clean(directory: String) {
         let first = cleaned.withLock { $0.insert(directory).inserted }
