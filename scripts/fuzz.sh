@@ -46,7 +46,9 @@ run_fuzzer() {
         local log="$build/$t.log"
         # -rss_limit_mb: a parser may use memory, not without bound; -timeout: no input may hang (60 s: on a loaded
         # machine under ASan a 2,700 km road takes ~26 s to index, linear in its length, see docs/reliability.md).
-        if ! ROADSNAP_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+        # SWIFT_BACKTRACE=enable=no: on a Swift trap the runtime's backtracer would run first and ASan report its
+        # memory reads instead of libFuzzer printing the trap's stack.
+        if ! ROADSNAP_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
             "$build/roadsnap-fuzz" "$build/corpus/$t" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
             -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" ${FUZZ_FLAGS:-} > "$log" 2>&1; then
             failed=1
