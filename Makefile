@@ -175,7 +175,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 # The tests exercising threads (navigator sessions, C API handles, routing in parallel, `match --jobs`, gpsd).
 TSAN_FILTER ?= NavigationSessionTests|HandleTableTests|RoutingPreprocessingTests|RoutingPropertyTests|MatchCommandTests|LiveGPSTests
-.PHONY: fuzz fuzz-build sanitize sanitize-asan sanitize-tsan
+.PHONY: fuzz fuzz-build sanitize sanitize-asan sanitize-tsan sanitize-capi
 fuzz-build: deps
 	SWIFT=$(SWIFT) scripts/fuzz.sh build
 fuzz: fuzz-build
@@ -183,18 +183,22 @@ fuzz: fuzz-build
 # Swift tests under ASan, CShims' C/C++ under ASan+UBSan (swiftc has no UBSan: UB in C traps), the threaded ones
 # under TSan.
 UBSAN_C := -Xcc -fsanitize=undefined -Xcc -fsanitize-trap=undefined -Xcxx -fsanitize=undefined -Xcxx -fsanitize-trap=undefined
-sanitize: sanitize-asan sanitize-tsan
+sanitize: sanitize-asan sanitize-tsan sanitize-capi
 sanitize-asan: deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --build-path .build/asan --sanitize=address $(UBSAN_C)
 sanitize-tsan: deps
 	$(SWIFT) test --build-path .build/tsan --sanitize=thread --filter '$(TSAN_FILTER)'
-# Meant for CI after `make test` (not in .ci/run yet: TSan cannot see Swift's Mutex, see docs/reliability.md "What CI
-# runs"): the threaded tests under TSan, then the fuzzer built and every target fuzzed CI_FUZZ_SECONDS from the
-# committed seeds. A sanitizer report or a fuzz crash fails it.
+# The C API's C tests under ASan+UBSan, linked against the fuzzer build's instrumented objects (no third build).
+sanitize-capi: fuzz-build
+	SWIFT=$(SWIFT) scripts/capi-asan.sh
+# CI runs this after `make test` (.ci/run): the threaded tests under TSan; the fuzzer built (ASan, UBSan for C) and
+# every target fuzzed CI_FUZZ_SECONDS from the committed seeds (every seed and crasher replayed under ASan first);
+# the C tests under ASan+UBSan. A sanitizer report, a fuzz crash or a failing test fails it.
 CI_FUZZ_SECONDS ?= 10
 .PHONY: ci-extra
 ci-extra: sanitize-tsan fuzz-build
 	SWIFT=$(SWIFT) scripts/fuzz.sh run $(CI_FUZZ_SECONDS)
+	SWIFT=$(SWIFT) scripts/capi-asan.sh
 
 # ---- Spark job (issue 17): spark/roadsnap_match.py, docs/spark.md -----------------------------------------------------
 SPARK_VENV := .build/spark-venv

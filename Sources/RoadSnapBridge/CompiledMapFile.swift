@@ -209,7 +209,7 @@ public final class CompiledMapFile: @unchecked Sendable {
         let tableBytes = UInt64(header.section_count) * UInt64(MemoryLayout<rsc_rsmap_section>.size)
         guard header.section_count <= 4096, header.section_table_offset % 8 == 0,
               header.section_table_offset >= UInt64(headerSize),
-              header.section_table_offset + tableBytes <= header.file_size
+              header.section_table_offset <= header.file_size, tableBytes <= header.file_size - header.section_table_offset
         else { throw bad("compiled map section table lies outside the file") }
         let table = UnsafeRawBufferPointer(start: memory.bytes + Int(header.section_table_offset), count: Int(tableBytes))
         guard rsc_hash64(table.baseAddress, table.count, 0) == header.section_table_hash else {

@@ -1,6 +1,5 @@
 import RoadSnapCHeader
 import RoadSnapCore
-import Synchronization
 
 /// The host's announcement function and its user data (`rs_navigator_set_announcement_callback`).
 struct CAnnouncementTarget: @unchecked Sendable {
@@ -10,7 +9,7 @@ struct CAnnouncementTarget: @unchecked Sendable {
 
 /// Forwards voice prompts of one navigator to the host's function (on the thread delivering the events).
 final class CAnnouncementListener: NavigatorListener, @unchecked Sendable {
-    let target = Mutex<CAnnouncementTarget?>(nil)
+    let target = Locked<CAnnouncementTarget?>(nil)
 
     func navigator(_ navigator: Navigator, didAnnounce a: Announcement) {
         guard let t = target.withLock({ $0 }) else { return }

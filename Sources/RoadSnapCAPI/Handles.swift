@@ -1,3 +1,4 @@
+import RoadSnapCore
 import Synchronization
 import RoadSnapCHeader
 
@@ -88,7 +89,7 @@ final class HandleTable: Sendable {
     }
 
     let layout: HandleLayout
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     static let shared = HandleTable()
 

@@ -1,7 +1,6 @@
 import RoadSnapCHeader
 import RoadSnapCore
 import RoadSnapFormats
-import Synchronization
 
 /// What an `rs_map` handle holds: an immutable network (thread-safe to share), the matching graph every matcher
 /// made from it shares, and the renderer `rs_render_rgba` draws with (each built on first use).
@@ -9,11 +8,11 @@ final class MapObject: HandleObject {
     let network: RoadNetwork
     /// The file the map was opened from (nil from memory): its water and buildings are read on the first draw.
     let path: String?
-    private let total = Mutex<Double?>(nil)
-    private let sharedMatchGraph = Mutex<MatchGraph?>(nil)
+    private let total = Locked<Double?>(nil)
+    private let sharedMatchGraph = Locked<MatchGraph?>(nil)
     /// One renderer per map (its shapes converted once, areas loaded once); draws take turns, since a renderer keeps
     /// scratch state between frames.
-    private let sharedRenderer = Mutex<MapRenderer?>(nil)
+    private let sharedRenderer = Locked<MapRenderer?>(nil)
 
     init(_ network: RoadNetwork, path: String? = nil) {
         self.network = network

@@ -1,7 +1,6 @@
 import RoadSnapCHeader
 import RoadSnapCore
 import RoadSnapFormats
-import Synchronization
 
 extension MatchParameters {
     /// Defaults overridden by the non-zero fields of C options.
@@ -59,7 +58,7 @@ final class MatchObject: HandleObject {
     let slots: [Int]
     let fixCount: Int
     /// The last text rendered by `rs_match_render`, so that asking for the length and then the text renders once.
-    private let rendered = Mutex<(format: MatchOutput.Format, text: String)?>(nil)
+    private let rendered = Locked<(format: MatchOutput.Format, text: String)?>(nil)
 
     init(result: MatchResult, track: Track, network: RoadNetwork, slots: [Int], fixCount: Int) {
         self.result = result

@@ -2,15 +2,14 @@ import Dispatch
 import Glibc
 import RoadSnapCHeader
 import RoadSnapCore
-import Synchronization
 
 /// Forwards the Swift listener calls of one session to a C listener table (on the thread that delivers them).
 final class CNavigatorListener: NavigatorListener, RoadSnappedLocationProviderListener, @unchecked Sendable {
     private let table: rs_navigator_listener
     /// The destinations last set, to report arrivals by index.
-    let destinations = Mutex<[Waypoint]>([])
+    let destinations = Locked<[Waypoint]>([])
     /// Threads inside one of this listener's C functions (nesting depth by thread).
-    private let delivering = Mutex<[UInt: Int]>([:])
+    private let delivering = Locked<[UInt: Int]>([:])
 
     init(_ table: rs_navigator_listener) { self.table = table }
 
@@ -222,7 +221,7 @@ public func rs_navigator_set_destinations(_ navigator: OpaquePointer?, _ waypoin
         let list = try checkedWaypoints(waypoints, count, status: outRouteStatus)
         n.listener.destinations.withLock { $0 = list }
         let done = DispatchSemaphore(value: 0)
-        let status = Mutex(RouteStatus.internalError)
+        let status = Locked(RouteStatus.internalError)
         n.session.navigator.setDestinations(list, routingOptions: RoutingOptions(options)) { s in
             status.withLock { $0 = s }
             done.signal()

@@ -1,6 +1,5 @@
 import RoadSnapCHeader
 import RoadSnapCore
-import Synchronization
 
 @implementation @c
 public func rs_version() -> UnsafePointer<CChar>? { cString("0.1.0") }  // = ROADSNAP_VERSION_* (checked by Tests/c)
@@ -45,7 +44,7 @@ private struct LogSettings: @unchecked Sendable {
     var level = NativeLog.Level.warning
 }
 
-private let logSettings = Mutex(LogSettings())
+private let logSettings = Locked(LogSettings())
 
 private func applyLogSettings(_ change: (inout LogSettings) -> Void) {
     logSettings.withLock { s in

@@ -1,5 +1,4 @@
 import RoadSnapBridge
-import Synchronization
 
 /// Strings of a network (names, refs, turn lanes, destinations, restriction values, exit numbers, string source
 /// ids), each stored once: string `i` is the UTF-8 `bytes[offsets[i] ..< offsets[i + 1]]`. Index `UInt32.max` is
@@ -42,7 +41,7 @@ final class EdgeStore: Sendable {
     let attributeRecords: MappedArray<AttributeRecord>
     let strings: StringTable
     /// Attribute sets decoded from their records, on first use (they are few: one per distinct set of tags).
-    private let decoded: Mutex<[RoadAttributes]?>
+    private let decoded: Locked<[RoadAttributes]?>
 
     init(records: MappedArray<EdgeRecord>, attributeRecords: MappedArray<AttributeRecord>, strings: StringTable,
          decoded: [RoadAttributes]? = nil)
@@ -50,7 +49,7 @@ final class EdgeStore: Sendable {
         self.records = records
         self.attributeRecords = attributeRecords
         self.strings = strings
-        self.decoded = Mutex(decoded)
+        self.decoded = Locked(decoded)
     }
 
     func attributes(_ i: Int32) -> RoadAttributes {

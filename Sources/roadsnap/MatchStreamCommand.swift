@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +12,7 @@ import RoadSnapFormats
 enum MatchStreamCommand {
     /// Shared state of the stream; every field is guarded by `lock`.
     final class Stream: @unchecked Sendable {
-        let lock = Mutex(())
+        let lock = Locked(())
         var reader: LineReader
         var readError: RoadSnapError?
         /// Finished results not yet written, by sequence number.

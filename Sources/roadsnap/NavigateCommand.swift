@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import RoadSnapCore
 import RoadSnapFormats
 
@@ -177,7 +176,7 @@ final class EventPrinter: NavigatorListener, RoadSnappedLocationProviderListener
     /// Takes every faster route offered (`--accept-faster-routes`).
     var acceptsFasterRoutes = false
     private var arrivals = 0
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     init(network: RoadNetwork, locations: Bool, finalDestination: Int, speakDir: String? = nil) {
         self.speakDir = speakDir

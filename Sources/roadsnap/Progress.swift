@@ -1,5 +1,4 @@
-import Synchronization
-
+import RoadSnapCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,7 +21,7 @@ final class PhaseProgress: Sendable {
     }
 
     private let terminal: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A reporter for standard error; `terminal` defaults to whether standard error is a terminal.
     init(terminal: Bool = isatty(2) != 0) {

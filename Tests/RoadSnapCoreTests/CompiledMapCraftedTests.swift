@@ -96,6 +96,17 @@ import Testing
         #expect(a == l)
     }
 
+    @Test func aSectionTableOffsetNearTheTopOfTheRangeIsRefused() throws {
+        // Found by the `rsmap-repaired` fuzz target (third session): with a table offset near 2^64, the bounds check
+        // `offset + table size <= file size` overflowed and trapped before any section was read.
+        let bytes = Self.repaired([UInt8](try Data(contentsOf: URL(fileURLWithPath:
+            TestData.fixture("rsmap/fuzz-crash-table-offset.rsmap")))))
+        #expect(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 32, as: UInt64.self) } > UInt64.max - 1 << 32)
+        let (all, lazy) = Self.openAndUse(bytes)
+        #expect(all == "compiled map section table lies outside the file")
+        #expect(lazy == all)
+    }
+
     /// (section, element, width in bytes, value, what the reason names). Values out of range for each kind of
     /// stored index: nodes, edges, arcs, vertices, attributes, strings, segments, cells, start tables, counts.
     static let variants: [(UInt32, Int, Int, Int64, String)] = [

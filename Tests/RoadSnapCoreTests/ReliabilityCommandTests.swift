@@ -138,7 +138,12 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: dir) }
         let fifo = dir.appendingPathComponent("blocking.csv").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        let r = try Self.run(["match", "--map", Self.network, "--jobs", "1", fifo]) { p in
+        // Under AddressSanitizer (`make sanitize-asan`), ASan's own SEGV handler would report the signal and exit 1
+        // instead of dying of it: handle_segv=0 leaves SIGSEGV to roadsnap's handler and the default action, as in
+        // an uninstrumented build (where the option is ignored).
+        let asanOptions = ProcessInfo.processInfo.environment["ASAN_OPTIONS"].map { $0 + ":" } ?? ""
+        let r = try Self.run(["match", "--map", Self.network, "--jobs", "1", fifo],
+                             environment: ["ASAN_OPTIONS": asanOptions + "handle_segv=0"]) { p in
             // Wait until a thread of the child is blocked opening the FIFO (openat, syscall 257 on x86_64; 56 on arm64).
             let pid = p.processIdentifier
             var blocked = false

@@ -40,10 +40,10 @@ public final class VirtualClock: NavigationClock {
         var entries: [Entry] = []
         var nextID = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Starts at `start` seconds since the epoch.
-    public init(start: Double) { state = Mutex(State(now: start)) }
+    public init(start: Double) { state = Locked(State(now: start)) }
 
     public var now: Double { state.withLock { $0.now } }
 

@@ -1,6 +1,5 @@
 import RoadSnapBridge
 import Dispatch
-import Synchronization
 
 /// One thing to tell listeners or a caller, produced under the engine's lock and delivered after it.
 enum NavigationEvent: Sendable {
@@ -704,9 +703,9 @@ final class NavigationEngine: Sendable {
     let listenerQueue: DispatchQueue?
     /// Routes off the caller's thread; its thread ends with the engine (not Dispatch's pool, which outlives it).
     let routingQueue = SerialWorker()
-    let state: Mutex<NavigationState>
-    let listeners = Mutex(ListenerRegistry())
-    private let simulationTimer = Mutex<ClockTimer?>(nil)
+    let state: Locked<NavigationState>
+    let listeners = Locked(ListenerRegistry())
+    private let simulationTimer = Locked<ClockTimer?>(nil)
 
     init(network: RoadNetwork, router: Router, clock: NavigationClock, listenerQueue: DispatchQueue?,
          matchOptions: NavigationMatchOptions) throws(RoadSnapError)
@@ -715,7 +714,7 @@ final class NavigationEngine: Sendable {
         self.router = router
         self.clock = clock
         self.listenerQueue = listenerQueue
-        state = Mutex(try NavigationState(network: network, router: router, clock: clock, matchOptions: matchOptions))
+        state = Locked(try NavigationState(network: network, router: router, clock: clock, matchOptions: matchOptions))
     }
 
     /// Runs `body` on the state under its lock, then delivers the events it produced (after the lock).
