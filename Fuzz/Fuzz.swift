@@ -145,7 +145,7 @@ func compiled(_ bytes: [UInt8], repair: Bool) {
         header.header_hash = withUnsafeBytes(of: &header) { rsc_hash64($0.baseAddress, $0.count, 0) }
         raw.storeBytes(of: header, as: rsc_rsmap_header.self)
     }
-    for verification in [CompiledMapFile.Verification.all, .lazy] {
+    for verification in [CompiledMap.Verification.all, .lazy] {
         if let n = try? CompiledMap.open(bytes: raw, size: bytes.count, name: "fuzz.rsmap", verification: verification) {
             use(n)
         }
