@@ -60,6 +60,15 @@ final class EdgeStore: Sendable {
         }
     }
 
+    /// Every distinct attribute set, indexed as the edge records' `attributes` (decoded on first use): for loops
+    /// that read many edges' attributes, one lock and no copy of a set per edge.
+    func attributeTable() -> [RoadAttributes] {
+        decoded.withLock { table in
+            if table == nil { table = attributeRecords.map(decode) }
+            return table ?? []
+        }
+    }
+
     private func decode(_ r: AttributeRecord) -> RoadAttributes {
         let classes = RoadClass.allCases
         let roadClass = Int(r.road_class) < classes.count ? classes[classes.index(classes.startIndex, offsetBy: Int(r.road_class))] : .unknown
@@ -109,6 +118,9 @@ public struct EdgeTable: RandomAccessCollection, Sendable {
     public subscript(e: Int) -> RoadEdge {
         RoadEdge(index: e, record: store.records[e], store: store)
     }
+
+    /// Index of edge `e`'s attribute set in `store.attributeTable()`.
+    func attributeIndex(_ e: Int) -> Int { Int(store.records[e].attributes) }
 }
 
 /// The resolved turn restrictions of a network, read from fixed-width records.

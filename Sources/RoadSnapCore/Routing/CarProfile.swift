@@ -22,10 +22,15 @@ public enum CarProfile {
 
     /// Travel time in seconds of `length` metres of an edge in the given direction.
     public static func seconds(_ edge: RoadEdge, length: Double, forward: Bool) -> Double {
-        if edge.attributes.isFerry, let d = edge.attributes.ferryDuration, edge.length > 0 {
-            return d * length / edge.length
+        seconds(edge.attributes, edgeLength: edge.length, length: length, forward: forward)
+    }
+
+    /// The same from the edge's attributes and whole length (for loops that read attributes from the table).
+    static func seconds(_ attributes: RoadAttributes, edgeLength: Double, length: Double, forward: Bool) -> Double {
+        if attributes.isFerry, let d = attributes.ferryDuration, edgeLength > 0 {
+            return d * length / edgeLength
         }
-        let speed = max(1, edge.attributes.speedKmh(forward: forward))
+        let speed = max(1, attributes.speedKmh(forward: forward))
         return length / (speed / 3.6)
     }
 

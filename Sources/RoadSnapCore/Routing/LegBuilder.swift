@@ -2,6 +2,16 @@
 struct LegBuilder {
     let router: Router
     let graph: TurnGraph
+    /// The network's attribute sets, read once per leg (no lock and no copy of a set per arc looked at).
+    let attributeTable: [RoadAttributes]
+    private static let unknownAttributes = RoadAttributes(roadClass: .unknown)
+
+    init(router: Router, graph: TurnGraph) {
+        self.router = router
+        self.graph = graph
+        attributeTable = router.network.edges.store.attributeTable()
+    }
+
     var network: RoadNetwork { router.network }
     var geometry: ArcGeometry { router.geometry }
     var side: DrivingSide { router.drivingSide }
@@ -18,11 +28,12 @@ struct LegBuilder {
             let len = network.edges[e].length
             let start = i == 0 ? from.candidate.offset : (forward ? 0 : len)
             let end = i == arcs.count - 1 ? to.candidate.offset : (forward ? len : 0)
-            var seconds = CarProfile.seconds(network.edges[e], length: abs(end - start), forward: forward)
+            var seconds = withAttributes(arc) {
+                CarProfile.seconds($0, edgeLength: len, length: abs(end - start), forward: forward)
+            }
             if i > 0, let turn = graph.turnOnly(from: arcs[i - 1], to: arc) { seconds += Double(turn) / 1000 }
-            let piece = points(edge: e, from: start, to: end)
             let geometryStart = geo.isEmpty ? 0 : geo.count - 1
-            geo.append(contentsOf: geo.isEmpty ? piece[...] : piece.dropFirst())
+            appendPoints(edge: e, from: start, to: end, to: &geo)
             segments.append(LegSegment(arc: arc, fromOffset: start, toOffset: end, duration: seconds,
                                        distanceFromLegStart: along, geometryStart: geometryStart))
             along += abs(end - start)
@@ -37,26 +48,37 @@ struct LegBuilder {
                         steps: steps, segments: segments)
     }
 
-    /// Geometry of edge `e` from offset `from` to offset `to` (reversed when `from > to`).
-    func points(edge e: Int, from: Double, to: Double) -> [GeoCoordinate] {
-        var pts: [GeoCoordinate] = []
-        network.forEachPoint(ofEdge: e, from: min(from, to), to: max(from, to)) { pts.append($0) }
-        return from > to ? pts.reversed() : pts
+    /// Appends the geometry of edge `e` from offset `from` to offset `to` (reversed when `from > to`) to `geo` without its first point when `geo` already ends there (a path's pieces
+    /// join), with no array per edge.
+    func appendPoints(edge e: Int, from: Double, to: Double, to geo: inout [GeoCoordinate]) {
+        let joined = !geo.isEmpty
+        let first = geo.count
+        network.forEachPoint(ofEdge: e, from: min(from, to), to: max(from, to)) { geo.append($0) }
+        if from > to { geo[first...].reverse() }
+        if joined, first < geo.count { geo.remove(at: first) }
     }
 
-    func attributes(_ arc: Int) -> RoadAttributes { network.edges[arc >> 1].attributes }
+    /// `body` applied to arc `arc`'s attribute set, read in place.
+    func withAttributes<T>(_ arc: Int, _ body: (RoadAttributes) -> T) -> T {
+        let i = network.edges.attributeIndex(arc >> 1)
+        return i >= 0 && i < attributeTable.count ? body(attributeTable[i]) : body(Self.unknownAttributes)
+    }
+
+    func attributes(_ arc: Int) -> RoadAttributes { withAttributes(arc) { $0 } }
+
+    func roadClass(_ arc: Int) -> RoadClass { withAttributes(arc) { $0.roadClass } }
+
+    func isRoundabout(_ arc: Int) -> Bool { withAttributes(arc) { $0.isRoundabout } }
 
     /// `name`, else `ref`, else empty.
-    func simpleName(_ arc: Int) -> String {
-        let a = attributes(arc)
-        return a.name ?? a.ref ?? ""
-    }
+    func simpleName(_ arc: Int) -> String { withAttributes(arc) { $0.name ?? $0.ref ?? "" } }
 
     /// "Name (ref)" when both are tagged.
     func fullName(_ arc: Int) -> String {
-        let a = attributes(arc)
-        if let n = a.name, let r = a.ref, n != r { return "\(n) (\(r))" }
-        return a.name ?? a.ref ?? ""
+        withAttributes(arc) { a in
+            if let n = a.name, let r = a.ref, n != r { return "\(n) (\(r))" }
+            return a.name ?? a.ref ?? ""
+        }
     }
 }
 
@@ -87,12 +109,12 @@ struct StepBuilder {
         var pending: [Pending] = []
         var i = 1
         // Leaving a roundabout the leg started on.
-        var startedOnRing = leg.attributes(arcs[0]).isRoundabout
+        var startedOnRing = leg.isRoundabout(arcs[0])
         while i < arcs.count {
             let a = arcs[i - 1], b = arcs[i]
-            let ra = leg.attributes(a), rb = leg.attributes(b)
-            if rb.isRoundabout && !ra.isRoundabout {
-                let ring = { (k: Int) -> Bool in leg.attributes(arcs[k]).isRoundabout }
+            let aOnRing = leg.isRoundabout(a), bOnRing = leg.isRoundabout(b)
+            if bOnRing && !aOnRing {
+                let ring = { (k: Int) -> Bool in leg.isRoundabout(arcs[k]) }
                 var j = i
                 while j < arcs.count && ring(j) { j += 1 }
                 let exit = roundaboutExit(arcs, entry: i, exitAt: j)
@@ -106,7 +128,7 @@ struct StepBuilder {
                 startedOnRing = false
                 continue
             }
-            if ra.isRoundabout && !rb.isRoundabout && startedOnRing {
+            if aOnRing && !bOnRing && startedOnRing {
                 let cw = clockwise(arcs, entry: 0, exitAt: i)
                 pending.append(Pending(segment: i, maneuver: cw ? .roundaboutExitClockwise : .roundaboutExitCounterClockwise,
                                        turn: nil))
@@ -186,24 +208,28 @@ struct StepBuilder {
         if rb.isFerry && (!ra.isFerry || ra.isTrain != rb.isTrain) {
             return Pending(segment: i, maneuver: rb.isTrain ? .ferryTrain : .ferryBoat, turn: nil)
         }
-        // Other ways to go at this junction, with their angles.
-        var others: [Double] = []
-        var aheadClasses: [RoadClass] = []
+        // Other ways to go at this junction: how many, and of those roughly ahead (near the route's angle) whether
+        // all lie right of the route and whether one is of the class the route takes (counted, no array per turn).
+        var others = 0, nearAhead = 0
+        var allAheadRightOfRoute = true, aheadOfSameClass = false
         let g = leg.graph
         for k in Int(g.turnStart[a])..<Int(g.turnStart[a + 1]) {
             let o = Int(g.turnTarget[k])
             if o == b || o >> 1 == a >> 1 { continue }
             let t = geo.turnAngle(from: a, to: o)
-            others.append(t)
-            if abs(t) < 50, abs(t - angle) < 70 { aheadClasses.append(leg.attributes(o).roadClass) }
+            others += 1
+            if abs(t) < 50, abs(t - angle) < 70 {
+                nearAhead += 1
+                if !(angle < t) { allAheadRightOfRoute = false }
+                if leg.roadClass(o) == rb.roadClass { aheadOfSameClass = true }
+            }
         }
+        let nameA = leg.simpleName(a), nameB = leg.simpleName(b)
         // Keep/fork: another branch also goes roughly ahead, and the route does not simply stay on its road (same
         // name and class, the other branch a different kind of road or the road named).
-        let nearAhead = others.filter { abs($0) < 50 && abs($0 - angle) < 70 }
-        let staysOnRoad = ra.roadClass == rb.roadClass && leg.simpleName(a) == leg.simpleName(b)
-            && (!leg.simpleName(a).isEmpty || aheadClasses.allSatisfy { $0 != rb.roadClass })
-        let isFork = abs(angle) < 50 && !nearAhead.isEmpty && !staysOnRoad
-        if isFork { dir = nearAhead.allSatisfy({ angle < $0 }) ? .keepLeft : .keepRight }
+        let staysOnRoad = ra.roadClass == rb.roadClass && nameA == nameB && (!nameA.isEmpty || !aheadOfSameClass)
+        let isFork = abs(angle) < 50 && nearAhead > 0 && !staysOnRoad
+        if isFork { dir = allAheadRightOfRoute ? .keepLeft : .keepRight }
         let aHighway = ra.roadClass.isHighway && !ra.roadClass.isLink
         let bHighway = rb.roadClass.isHighway && !rb.roadClass.isLink
         let exitNumber = leg.network.exitNumbers[v]
@@ -223,9 +249,9 @@ struct StepBuilder {
             return Pending(segment: i, maneuver: m, turn: dir, exitNumber: aHighway ? exitNumber : nil, lanes: lanes,
                            towards: rb.destination)
         }
-        let renamed = leg.simpleName(a) != leg.simpleName(b)
-        let unnamedAhead = leg.simpleName(b).isEmpty
-        if others.isEmpty {
+        let renamed = nameA != nameB
+        let unnamedAhead = nameB.isEmpty
+        if others == 0 {
             if !renamed { return nil }
             if abs(angle) >= 50 { return Pending(segment: i, maneuver: .turn(dir, side: side), turn: dir, lanes: lanes) }
             return unnamedAhead ? nil : Pending(segment: i, maneuver: .nameChange, turn: nil)
@@ -240,8 +266,8 @@ struct StepBuilder {
 
     /// Lanes of `turn:lanes` on the arriving arc, with the lanes for the maneuver's direction recommended.
     func laneGuidance(arc a: Int, towards b: Int, direction: TurnDirection) -> [Lane] {
-        let attrs = leg.attributes(a)
-        guard let raw = a & 1 == 0 ? attrs.turnLanesForward : attrs.turnLanesBackward, raw.contains("|") || !raw.isEmpty
+        guard let raw = leg.withAttributes(a, { a & 1 == 0 ? $0.turnLanesForward : $0.turnLanesBackward }),
+              raw.contains("|") || !raw.isEmpty
         else { return [] }
         let parsed: [[LaneShape]] = raw.split(separator: "|", omittingEmptySubsequences: false).map { lane in
             lane.split(separator: ";", omittingEmptySubsequences: false).map { Self.shape(String($0).trimmed) }
