@@ -44,7 +44,12 @@ public enum RoadClass: String, Hashable, Sendable, CaseIterable {
     }
 
     /// The `_link` classes (ramps).
-    public var isLink: Bool { rawValue.hasSuffix("_link") }
+    public var isLink: Bool {
+        switch self {
+        case .motorwayLink, .trunkLink, .primaryLink, .secondaryLink, .tertiaryLink: return true
+        default: return false
+        }
+    }
 }
 
 /// Where a road edge came from: an OSM way, or a feature of a GeoJSON network (numeric or string id).

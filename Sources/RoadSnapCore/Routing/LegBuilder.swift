@@ -192,16 +192,32 @@ struct StepBuilder {
         return total > 0
     }
 
+    /// What a junction's maneuver reads of a road (no copy of its whole attribute set).
+    struct Road {
+        let roadClass: RoadClass
+        let isFerry: Bool
+        let isTrain: Bool
+        let destination: String?
+
+        init(_ leg: LegBuilder, _ arc: Int) {
+            (roadClass, isFerry, isTrain, destination) = leg.withAttributes(arc) {
+                ($0.roadClass, $0.isFerry, $0.isTrain, $0.destination)
+            }
+        }
+    }
+
     /// The maneuver at the junction between segments `i - 1` and `i`, or nil when the road simply continues.
     func junction(_ arcs: [Int], at i: Int) -> Pending? {
         let a = arcs[i - 1], b = arcs[i]
-        let ra = leg.attributes(a), rb = leg.attributes(b)
+        let ra = Road(leg, a), rb = Road(leg, b)
         let side = leg.side
         let geo = leg.geometry
         let angle = geo.turnAngle(from: a, to: b)
         var dir = TurnDirection(angle: angle)
         let v = Int(leg.network.graph.arcHead[a])
-        let lanes = laneGuidance(arc: a, towards: b, direction: dir)
+        // Lane guidance for the direction first found (read only for the steps that have lanes).
+        let laneDirection = dir
+        var lanes: [Lane] { laneGuidance(arc: a, towards: b, direction: laneDirection) }
         if a >> 1 == b >> 1 {
             return Pending(segment: i, maneuver: .turn(.uTurn, side: side), turn: .uTurn, lanes: lanes)
         }
@@ -232,12 +248,12 @@ struct StepBuilder {
         if isFork { dir = allAheadRightOfRoute ? .keepLeft : .keepRight }
         let aHighway = ra.roadClass.isHighway && !ra.roadClass.isLink
         let bHighway = rb.roadClass.isHighway && !rb.roadClass.isLink
-        let exitNumber = leg.network.exitNumbers[v]
+        let exitNumber = aHighway ? leg.network.exitNumbers[v] : nil
         if rb.roadClass.isLink && !ra.roadClass.isLink {
             var d = dir
             if d == .straight { d = angle < 0 ? .keepLeft : .keepRight }
             return Pending(segment: i, maneuver: .ramp(on: !aHighway, d, side: side), turn: d,
-                           exitNumber: aHighway ? exitNumber : nil, lanes: lanes, towards: rb.destination)
+                           exitNumber: exitNumber, lanes: lanes, towards: rb.destination)
         }
         if ra.roadClass.isLink && bHighway {
             let m: Maneuver = abs(angle) < 1 ? .mergeUnspecified : (angle > 0 ? .mergeLeft : .mergeRight)
@@ -246,7 +262,7 @@ struct StepBuilder {
         if isFork {
             let m: Maneuver = aHighway || bHighway || ra.roadClass.isLink
                 ? (dir == .keepLeft ? .forkLeft : .forkRight) : .turn(dir, side: side)
-            return Pending(segment: i, maneuver: m, turn: dir, exitNumber: aHighway ? exitNumber : nil, lanes: lanes,
+            return Pending(segment: i, maneuver: m, turn: dir, exitNumber: exitNumber, lanes: lanes,
                            towards: rb.destination)
         }
         let renamed = nameA != nameB
