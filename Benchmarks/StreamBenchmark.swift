@@ -8,20 +8,38 @@ import Glibc
 /// The matching engine's incremental mode (`StreamMatcher`) against its batch run (`MapMatcher`), the figures of
 /// docs/matching-engine.md: agreement of the online answers at lag 0, 2, 5 and 10 with the batch matcher (share of
 /// the fixes the batch matched that the stream places on the same directed arc) on the sample drive and, with
-/// `tracks=DIR`, every Kubicka track under DIR; then throughput on the sample drive, one thread, CPU time: the stream
+/// `tracks=DIR`, every Kubicka track under DIR (the dataset's own folders, `DIR/NNNNNNNN/NNNNNNNN.track` with its
+/// `.nodes` and `.arcs`, not kubicka.py's converted ones), with the lag-5 misses by kind; then throughput on the sample drive, one thread, CPU time: the stream
 /// (push + the lag-0 answer per fix), the batch matcher and a plain per-fix snap in the same run. `nosample` skips the
 /// sample drive; `quick` times fewer iterations; `soak=N` pushes N fixes (the drive replayed with shifting times) and
-/// prints the stream's buffer bytes and the process RSS at the start and the end.
+/// prints the stream's buffer bytes and the process RSS at the start and the end; `hold=M` gives both runs a minimum
+/// fix distance of M metres (default: 2 sigma for the stream, derived from the track for the batch's second row).
 enum StreamBenchmark {
     static let lags = [0, 2, 5, 10]
 
     struct Agreement {
         var same = [Int](repeating: 0, count: StreamBenchmark.lags.count)
         var total = [Int](repeating: 0, count: StreamBenchmark.lags.count)
+        /// The lag-5 answers on another arc than the batch's, by kind: held with no scored fix among the 5 after it
+        /// (the window holds no newer layer: a lag-0 answer in layers), held with one, scored, no answer; and of
+        /// all, those on the twin of the batch's arc (the same road the other way, as a separate one-way edge).
+        var misses5 = [Int](repeating: 0, count: 4)
+        var twins5 = 0
+        var next5 = 0
         static func + (a: Agreement, b: Agreement) -> Agreement {
             var r = a
             for i in r.same.indices { r.same[i] += b.same[i]; r.total[i] += b.total[i] }
+            for i in r.misses5.indices { r.misses5[i] += b.misses5[i] }
+            r.twins5 += b.twins5
+            r.next5 += b.next5
             return r
+        }
+        var missText: String {
+            let n = Double(max(1, total[StreamBenchmark.lags.firstIndex(of: 5) ?? 0]))
+            let kinds = ["held, no scored fix in the window", "held, a scored fix in the window", "scored", "no answer"]
+            return zip(kinds, misses5).map { "\($0) \(fmt(100 * Double($1) / n, 2, width: 0)) %" }.joined(separator: ", ")
+                + "; on the twin arc \(fmt(100 * Double(twins5) / n, 2, width: 0)) %"
+                + "; held without a scored fix, the batch on an arc leaving the stream's arc's head \(fmt(100 * Double(next5) / n, 2, width: 0)) %"
         }
         var text: String {
             zip(StreamBenchmark.lags, zip(same, total)).map { lag, st in
@@ -40,12 +58,26 @@ enum StreamBenchmark {
         for streamParameters in [parameters, batch.parameters] {
             let stream = try StreamMatcher(network: network, parameters: streamParameters, maxLag: lags.max() ?? 0)
             var a = Agreement()
+            var lastScored = -1
             for (i, f) in track.fixes.enumerated() {
                 try stream.push(f)
+                if let now = stream.result(lag: 0), !now.held { lastScored = i }
                 for (k, lag) in lags.enumerated() where lag <= i {
                     guard let b = batch.fixes[i - lag] else { continue }
                     a.total[k] += 1
-                    if let o = stream.result(lag: lag), o.arc == 2 * b.edge + (b.forward ? 0 : 1) { a.same[k] += 1 }
+                    let o = stream.result(lag: lag)
+                    if let o, o.arc == b.arc {
+                        a.same[k] += 1
+                    } else if lag == 5 {
+                        let kind = o.map { $0.held ? (lastScored > i - lag ? 1 : 0) : 2 } ?? 3
+                        a.misses5[kind] += 1
+                        if let o {
+                            let e = network.edges[o.edge], g = network.edges[b.edge]
+                            if e.fromNode == g.toNode, e.toNode == g.fromNode { a.twins5 += 1 }
+                            let head = o.isForward ? e.toNode : e.fromNode
+                            if kind == 0, head == (b.forward ? g.fromNode : g.toNode) { a.next5 += 1 }
+                        }
+                    }
                 }
             }
             out.append(a)
@@ -65,13 +97,18 @@ enum StreamBenchmark {
     }
 
     static func run(_ args: [String]) throws {
-        let parameters = MatchParameters()
+        var parameters = MatchParameters()
+        // `hold=M`: the minimum fix distance given to both runs (default: nil, 2 sigma for the stream).
+        if let h = args.first(where: { $0.hasPrefix("hold=") }).flatMap({ Double($0.dropFirst(5)) }) {
+            parameters.minFixDistance = h
+        }
         let sample = try MapLoader.load(path: repoPath("Samples/bellevue-issue147.osm.gz"))
         let drive = try TrackReader.read(path: repoPath("Samples/newson-krumm-bellevue.csv"))
         if !args.contains("nosample") {
             let a = try agreement(network: sample, track: drive, parameters: parameters)
             print("agreement, sample drive, defaults:            \(a.defaults.text)")
             print("agreement, sample drive, batch's parameters:  \(a.derived.text)")
+            print("lag-5 misses, sample drive, defaults, share of fixes: \(a.defaults.missText)")
         }
         let dirs = args.contains { $0.hasPrefix("tracks=") } ? MatchBenchmark.trackDirectories(args) : []
         if !dirs.isEmpty {
@@ -84,6 +121,7 @@ enum StreamBenchmark {
             }
             print("agreement, \(dirs.count) Kubicka tracks, defaults:           \(total.text)")
             print("agreement, \(dirs.count) Kubicka tracks, batch's parameters: \(derived.text)")
+            print("lag-5 misses, Kubicka tracks, defaults, share of fixes: \(total.missText)")
         }
         if let soak = args.first(where: { $0.hasPrefix("soak=") }).flatMap({ Int($0.dropFirst(5)) }) {
             let stream = try StreamMatcher(network: sample, parameters: parameters, maxLag: 10)
