@@ -48,8 +48,8 @@ struct LegBuilder {
                         steps: steps, segments: segments)
     }
 
-    /// Appends the geometry of edge `e` from offset `from` to offset `to` (reversed when `from > to`) to `geo` without its first point when `geo` already ends there (a path's pieces
-    /// join), with no array per edge.
+    /// Appends the geometry of edge `e` from offset `from` to offset `to` (reversed when `from > to`) to `geo`,
+    /// without its first point when `geo` already ends there (a path's pieces join); no array per edge.
     func appendPoints(edge e: Int, from: Double, to: Double, to geo: inout [GeoCoordinate]) {
         let joined = !geo.isEmpty
         let first = geo.count
