@@ -18,9 +18,9 @@ import RoadSnapFormats
         return (result, RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 })
     }
 
-    /// Track 85 (the fixture, 1 s, recorded): a scored fix whose candidates pull the chain onto another road for
-    /// two transitions. Kept, the match drives there and back (344 m wrong by edges); dropped as an outlier, the chain
-    /// goes straight from the fix before it to the fix after it (226 m wrong: what is left is the track's ends).
+    /// Track 85 (the fixture, 1 s, recorded): its second fix (fix 1) lies by a side road. Kept, the match starts with
+    /// a 98 m detour through three arcs the truth does not drive (344 m wrong by edges); dropped as an outlier, the
+    /// chain goes from fix 0 to the next scored fix directly (226 m wrong: what is left is the track's ends).
     @Test func aFixPullingTheChainOntoAnotherRoadIsDropped() throws {
         let (kept, keptScore) = try Self.match("kubicka/00000085") { $0.outlierPenalty = 0 }
         let (dropped, score) = try Self.match("kubicka/00000085")
