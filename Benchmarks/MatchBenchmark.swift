@@ -50,6 +50,7 @@ enum MatchBenchmark {
             case "joint": p.jointSearchInterval = v
             case "jointbeam": p.jointSearchBeam = v
             case "recovery": p.recoveryRadius = v
+            case "skip": p.outlierPenalty = v
             default: break
             }
         }

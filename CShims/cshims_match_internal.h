@@ -65,6 +65,9 @@ typedef struct rsc_heap_item {
 
 typedef struct rsc_layer {
     int32_t fix, start, count;
+    int32_t skipped; /* 1 when the layer replaced the one before it (that fix dropped as an outlier, rsc_step) */
+    double top;      /* the best state's score once committed */
+    double drop;     /* how far the best state's score fell below the previous layer's top in this step (0: first) */
 } rsc_layer;
 
 struct rsc_matcher {
@@ -220,6 +223,9 @@ RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_st
 #define RSC_STEP_COMMITTED 1   /* its layer is committed (the first of a new sub-match when there was none) */
 #define RSC_STEP_UNREACHABLE 2 /* no state reachable: an outlier, or the sub-match ends before it */
 #define RSC_STEP_GAP 3         /* a time gap with little progress: the sub-match ends before it */
+#define RSC_STEP_SKIPPED 4     /* its layer is committed in place of the previous one, whose fix (and the fixes held
+                                * by it) is dropped as an outlier: the two-step chain through it cost more than
+                                * outlier_penalty over a chain that leaves it out */
 /* or a negative RSC_E* code (RSC_ENOMEM, or RSC_EGEOS when a candidate search failed). */
 RSC_HIDDEN int rsc_step(rsc_matcher *m, size_t f, int32_t recent);
 

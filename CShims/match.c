@@ -42,6 +42,45 @@ const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *m) { return m->subs; }
 const rsc_path_step *rsc_matcher_path(const rsc_matcher *m) { return m->path; }
 size_t rsc_matcher_path_count(const rsc_matcher *m) { return m->path_n; }
 
+/* The outlier test of rsc_step: the layer scored (count states at state_n) is scored again from the layer before the
+ * previous one, as if the previous fix were not there; `through` is how far the best chain through the previous fix
+ * fell below that layer's top. When leaving the fix out costs less than that by more than outlier_penalty, the
+ * previous layer (and the fixes held by it) is dropped and the new scores take its place at its start: returns 1
+ * (state_n and layer_n reduced, the scored layer at the new state_n). 0 when the fix stays, RSC_ENOMEM. */
+static int rsc_skip(rsc_matcher *m, int count, double through) {
+    const rsc_match_params *p = m->p;
+    size_t keep = m->state_n;
+    if (!RSC_GROW(m->states, m->state_cap, keep + 2 * (size_t)count)) return RSC_ENOMEM;
+    rsc_state *alt = &m->states[keep + (size_t)count];
+    memcpy(alt, &m->states[keep], (size_t)count * sizeof *alt);
+    for (int j = 0; j < count; j++) {
+        alt[j].score = -INFINITY;
+        alt[j].back = -1;
+        alt[j].entry = -1;
+        alt[j].route = 0;
+        alt[j].gc = 0;
+        alt[j].pen = 0;
+        alt[j].peak = alt[j].offset;
+    }
+    const rsc_layer *before = &m->layers[m->layer_n - 2];
+    m->state_n = keep + (size_t)count;
+    int r = rsc_transition(m, before, count);
+    m->state_n = keep;
+    if (r < 0) return RSC_ENOMEM;
+    if (r == 0) return 0;
+    alt = &m->states[keep + (size_t)count];
+    double top = -INFINITY;
+    for (int j = 0; j < count; j++) if (alt[j].score > top) top = alt[j].score;
+    if (!(top - before->top - p->outlier_penalty > through)) return 0;
+    int32_t dropped = (int32_t)(m->layer_n - 1);
+    while (m->held_n > 0 && m->held_layer[m->held_n - 1] == dropped) m->held_n--;
+    size_t at = (size_t)m->layers[dropped].start;
+    memmove(&m->states[at], alt, (size_t)count * sizeof *alt);
+    m->state_n = at;
+    m->layer_n--;
+    return 1;
+}
+
 /* Scores fix f (valid, not held) against the current sub-match: builds its layer and, when the sub-match has a layer
  * already, checks the time gap from fix `recent` (the latest fix held or scored in the sub-match), scores the
  * transition (searching again wider when needed) and commits the layer when some state is reachable. The one step
@@ -111,13 +150,31 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
             }
         }
         if (r > 0) {
-            /* renormalise to keep scores near zero */
             rsc_state *cur = &m->states[m->state_n];
             double top = -INFINITY;
             for (int j = 0; j < count; j++) if (cur[j].score > top) top = cur[j].score;
+            double drop = top - prev->top;
+            int skipped = 0;
+            if (p->outlier_penalty > 0 && m->layer_n >= 2 && !prev->skipped &&
+                prev->drop + drop < -p->outlier_penalty) {
+                int s = rsc_skip(m, count, prev->drop + drop);
+                if (s < 0) return s;
+                cur = &m->states[m->state_n]; /* the state buffer may have moved */
+                if (s > 0) {
+                    skipped = 1;
+                    prev = &m->layers[m->layer_n - 1];
+                    top = -INFINITY;
+                    for (int j = 0; j < count; j++) if (cur[j].score > top) top = cur[j].score;
+                    drop = top - prev->top;
+                }
+            }
+            /* renormalise to keep scores near zero */
             for (int j = 0; j < count; j++) cur[j].score -= top;
             if (!rsc_commit(m, f, count)) return RSC_ENOMEM;
-            return RSC_STEP_COMMITTED;
+            rsc_layer *l = &m->layers[m->layer_n - 1];
+            l->skipped = skipped;
+            l->drop = drop;
+            return skipped ? RSC_STEP_SKIPPED : RSC_STEP_COMMITTED;
         }
         return RSC_STEP_UNREACHABLE;
     }
@@ -189,7 +246,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         int st = rsc_step(m, f, recent);
         if (st < 0) return st;
         if (st == RSC_STEP_NONE) { f++; continue; }
-        if (st == RSC_STEP_COMMITTED) {
+        if (st == RSC_STEP_COMMITTED || st == RSC_STEP_SKIPPED) {
             pending = 0;
             f++;
             if (!rsc_prune_states(m)) return RSC_ENOMEM;

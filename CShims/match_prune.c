@@ -63,8 +63,11 @@ int rsc_prune_states(rsc_matcher *m) {
     if (!map) return 0;
     /* mark: the newest layer whole, then the predecessors of marked states, layer by layer back to the first */
     memset(map, 0, n * sizeof *map);
-    const rsc_layer *newest = &m->layers[m->layer_n - 1];
-    for (int32_t j = 0; j < newest->count; j++) map[newest->start + j] = 1;
+    /* ... and the layer before it whole too: the next step may score its layer from there (rsc_step's outlier test) */
+    for (size_t k = m->layer_n - 2; k < m->layer_n; k++) {
+        const rsc_layer *whole = &m->layers[k];
+        for (int32_t j = 0; j < whole->count; j++) map[whole->start + j] = 1;
+    }
     for (size_t k = m->layer_n; k-- > 1;) {
         const rsc_layer *l = &m->layers[k];
         for (int32_t j = 0; j < l->count; j++) {

@@ -262,6 +262,21 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
             s->fix_n--;
             return RSC_OK;
         }
+        if (st == RSC_STEP_SKIPPED) {
+            /* the previous layer was dropped (its fix an outlier): its fix and the fixes it held are unmatched, and
+             * this fix's layer has its global id */
+            int64_t gone = s->layer_base + (int64_t)m->layer_n - 1;
+            uint64_t kept = s->pushed < (uint64_t)s->max_lag + 1 ? s->pushed : (uint64_t)s->max_lag + 1;
+            for (uint64_t k = 1; k < kept; k++) {
+                rsc_stream_slot *old = &s->ring[(s->pushed - 1 - k) % ((uint64_t)s->max_lag + 1)];
+                if ((old->kind == RSC_SLOT_SCORED || old->kind == RSC_SLOT_HELD) && old->layer == gone) {
+                    old->kind = RSC_SLOT_UNMATCHED;
+                    old->layer = -1;
+                    rsc_stream_unmatched(&old->answer);
+                }
+            }
+            st = RSC_STEP_COMMITTED;
+        }
         if (st == RSC_STEP_COMMITTED) {
             s->pending = 0;
             if (s->held_pos >= 0) {

@@ -83,6 +83,9 @@ typedef struct rsc_match_params {
                               * (a U-turn or falling back along its arc), is searched again for twice max_candidates
                               * roads within max(this, radius) before it is dropped or kept (0: never): the road
                               * driven may lie beyond the nearest roads while a road the other way is near */
+    double outlier_penalty;  /* log-probability: a scored fix is dropped as an outlier (its layer replaced by the
+                              * next fix's, scored from the layer before it) when the best chain through it is worse
+                              * than the best chain leaving it out by more than this (0: never) */
 } rsc_match_params;
 
 /* The one validation of the parameters (CLI, Swift and C API all go through it, and rsc_matcher_run): every value

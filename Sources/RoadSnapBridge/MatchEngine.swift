@@ -8,13 +8,14 @@ package struct MatchEngineParameters: Hashable, Sendable {
     package var distanceFactor, searchFloor, maxSpeed, maxGap, gapMinSpeed, uturnPenalty, backwardTolerance: Double
     package var headingSigma, minHeadingSpeed, beam, betaPerSecond: Double
     package var maxOutliers: Int32
-    package var disconnectMargin, minFixDistance, jointInterval, jointBeam, recoveryRadius: Double
+    package var disconnectMargin, minFixDistance, jointInterval, jointBeam, recoveryRadius, outlierPenalty: Double
 
     package init(sigma: Double, huber: Double, beta: Double, radius: Double, maxCandidates: Int32,
                  distanceFactor: Double, searchFloor: Double, maxSpeed: Double, maxGap: Double, gapMinSpeed: Double,
                  uturnPenalty: Double, backwardTolerance: Double, headingSigma: Double, minHeadingSpeed: Double,
                  beam: Double, betaPerSecond: Double, maxOutliers: Int32, disconnectMargin: Double,
-                 minFixDistance: Double, jointInterval: Double, jointBeam: Double, recoveryRadius: Double)
+                 minFixDistance: Double, jointInterval: Double, jointBeam: Double, recoveryRadius: Double,
+                 outlierPenalty: Double)
     {
         self.sigma = sigma; self.huber = huber; self.beta = beta; self.radius = radius
         self.maxCandidates = maxCandidates; self.distanceFactor = distanceFactor; self.searchFloor = searchFloor
@@ -23,7 +24,7 @@ package struct MatchEngineParameters: Hashable, Sendable {
         self.headingSigma = headingSigma; self.minHeadingSpeed = minHeadingSpeed; self.beam = beam
         self.betaPerSecond = betaPerSecond; self.maxOutliers = maxOutliers; self.disconnectMargin = disconnectMargin
         self.minFixDistance = minFixDistance; self.jointInterval = jointInterval; self.jointBeam = jointBeam
-        self.recoveryRadius = recoveryRadius
+        self.recoveryRadius = recoveryRadius; self.outlierPenalty = outlierPenalty
     }
 
     /// Every value finite and within its lower and upper bound (`rsc_match_params_check`); the failure names the
@@ -43,7 +44,7 @@ package struct MatchEngineParameters: Hashable, Sendable {
                          min_heading_speed: minHeadingSpeed, beam: beam, beta_per_second: betaPerSecond,
                          max_outliers: maxOutliers, disconnect_margin: disconnectMargin,
                          min_fix_distance: minFixDistance, joint_interval: jointInterval, joint_beam: jointBeam,
-                         recovery_radius: recoveryRadius)
+                         recovery_radius: recoveryRadius, outlier_penalty: outlierPenalty)
     }
 }
 

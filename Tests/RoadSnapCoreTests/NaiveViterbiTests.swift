@@ -10,12 +10,13 @@ import RoadSnapFormats
 /// both must choose the same arc and offset for every fix.
 @Suite struct NaiveViterbiTests {
     /// The model with the engine's approximations and heuristics off (no beam, exact per-arc searches, no held fixes,
-    /// no wider recovery search), which the naive matcher below does not have either.
+    /// no wider recovery search, no outlier test), which the naive matcher below does not have either.
     static var parameters: MatchParameters {
         var p = MatchParameters()
         p.raiseSigmaToTrack = false
         p.minFixDistance = 0
         p.recoveryRadius = 0
+        p.outlierPenalty = 0
         p.beam = 10_000
         p.jointSearchBeam = 10_000
         p.jointSearchInterval = .infinity

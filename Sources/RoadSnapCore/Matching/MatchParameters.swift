@@ -69,6 +69,10 @@ public struct MatchParameters: Hashable, Sendable {
     /// the nearest roads (an interchange crowded with ramps) while a road the other way (the opposite carriageway) is
     /// near the fixes. 0: never.
     public var recoveryRadius: Double = 100
+    /// A scored fix is dropped as an outlier when the best chain through it is worse than the best chain leaving it
+    /// out (the next fix scored from the one before) by more than this (log-probability): one or two fixes that lie
+    /// on another road must not pull the chain onto it. 0: never.
+    public var outlierPenalty: Double = 30
 
     public init() {}
 
@@ -105,6 +109,6 @@ public struct MatchParameters: Hashable, Sendable {
                               maxOutliers: Int32(clamping: maxOutliers), disconnectMargin: disconnectMargin,
                               minFixDistance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24),
                               jointInterval: jointSearchInterval, jointBeam: jointSearchBeam,
-                              recoveryRadius: recoveryRadius)
+                              recoveryRadius: recoveryRadius, outlierPenalty: outlierPenalty)
     }
 }
