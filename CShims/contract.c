@@ -97,8 +97,8 @@ enum { EAGER_LIMIT = 16 };
 enum { TAIL_FACTOR = 256 };
 /* Witness search bounds of the hybrid and nested-dissection orders when the options leave them at 0 (the greedy
  * order's defaults are 20/3 and 200/32, in settle_sim ... hop_con): simulation 10 settled nodes / 2 links,
- * contraction 50 / 8. */
-enum { HYBRID_SIM_SETTLE = 10, HYBRID_SIM_HOPS = 2, HYBRID_CON_SETTLE = 50, HYBRID_CON_HOPS = 8 };
+ * contraction 100 / 16. */
+enum { HYBRID_SIM_SETTLE = 10, HYBRID_SIM_HOPS = 2, HYBRID_CON_SETTLE = 100, HYBRID_CON_HOPS = 16 };
 
 /* ---- small helpers ---- */
 
