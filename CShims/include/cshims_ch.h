@@ -43,7 +43,8 @@ typedef struct rsc_ch_options {
     /* Worker threads; <= 0 means the cores available to the process. 1 runs everything on the calling thread. */
     int32_t threads;
     /* Witness search bounds while computing priorities and while contracting: settled nodes and links followed
-     * (<= 0: the defaults 20/3 and 200/32). */
+     * (<= 0: the defaults, 10/2 and 100/16 for the hybrid and nested-dissection orders, 20/3 and 200/32 for the
+     * greedy order). */
     int32_t simulation_settle_limit, simulation_hop_limit;
     int32_t contraction_settle_limit, contraction_hop_limit;
     /* Called on the calling thread after each phase step: a static phase name ("priorities", "contracting",
