@@ -69,6 +69,113 @@ std::size_t intern(rsc_osm &o, const char *s) {
     return off;
 }
 
+// Reads one protobuf varint from [p, end); false when it runs past end or past 10 bytes.
+bool pbf_varint(const unsigned char *&p, const unsigned char *end, uint64_t &value) {
+    value = 0;
+    for (int shift = 0; shift < 70 && p < end; shift += 7) {
+        unsigned char b = *p++;
+        value |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if (!(b & 0x80)) return true;
+    }
+    return false;
+}
+
+// Walks the blob framing of an uncompressed PBF file before libosmium reads it: each BlobHeader must be 1..64 KiB,
+// name its type in field 1 ("OSMHeader" first, "OSMData" after), and give a data size of 1 byte..32 MiB that lies
+// within the file. libosmium accepts a header without a type and compares it through a null pointer; a clear error
+// here instead. Returns RSC_OK, RSC_EIO, or RSC_EFORMAT with a message naming the blob and its offset.
+int check_pbf_framing(const char *path, char *err, size_t errlen) {
+    std::FILE *f = std::fopen(path, "rb");
+    if (!f) {
+        set_err(err, errlen, std::string("cannot open map file: ") + std::strerror(errno));
+        return RSC_EIO;
+    }
+    struct Closer { std::FILE *f; ~Closer() { std::fclose(f); } } closer{f};
+    if (std::fseek(f, 0, SEEK_END) != 0) return RSC_OK;  // not seekable (a pipe): leave it to libosmium
+    long end_pos = std::ftell(f);
+    if (end_pos < 0 || std::fseek(f, 0, SEEK_SET) != 0) return RSC_OK;
+    const uint64_t file_size = static_cast<uint64_t>(end_pos);
+    uint64_t offset = 0;
+    std::vector<unsigned char> header;
+    for (unsigned blob = 0;; blob++) {
+        unsigned char len_bytes[4];
+        size_t got = std::fread(len_bytes, 1, 4, f);
+        char where[96];
+        std::snprintf(where, sizeof where, "PBF blob %u at byte %llu: ", blob, static_cast<unsigned long long>(offset));
+        if (got == 0 && blob > 0) return RSC_OK;
+        if (got != 4) {
+            set_err(err, errlen, std::string("not a readable OSM file: ") + where + "truncated blob header length");
+            return RSC_EFORMAT;
+        }
+        uint32_t len = (uint32_t(len_bytes[0]) << 24) | (uint32_t(len_bytes[1]) << 16) |
+                       (uint32_t(len_bytes[2]) << 8) | uint32_t(len_bytes[3]);
+        if (len == 0 || len > 64u * 1024u) {
+            set_err(err, errlen, std::string("not a readable OSM file: ") + where + "blob header length " +
+                                     std::to_string(len) + " is not within 1..65536");
+            return RSC_EFORMAT;
+        }
+        header.resize(len);
+        if (std::fread(header.data(), 1, len, f) != len) {
+            set_err(err, errlen, std::string("not a readable OSM file: ") + where + "truncated blob header");
+            return RSC_EFORMAT;
+        }
+        const unsigned char *p = header.data(), *hend = header.data() + len;
+        std::string type;
+        bool has_type = false;
+        uint64_t datasize = 0;
+        while (p < hend) {
+            uint64_t key = 0, v = 0;
+            if (!pbf_varint(p, hend, key)) break;
+            const uint64_t field = key >> 3;
+            const unsigned wire = static_cast<unsigned>(key & 7);
+            bool ok = true;
+            if (wire == 0) {
+                ok = pbf_varint(p, hend, v);
+                if (ok && field == 3) datasize = v;
+            } else if (wire == 1 || wire == 5) {
+                const size_t n = wire == 1 ? 8 : 4;
+                ok = static_cast<size_t>(hend - p) >= n;
+                if (ok) p += n;
+            } else if (wire == 2) {
+                ok = pbf_varint(p, hend, v) && v <= static_cast<uint64_t>(hend - p);
+                if (ok) {
+                    if (field == 1) {
+                        type.assign(reinterpret_cast<const char *>(p), static_cast<size_t>(v));
+                        has_type = true;
+                    }
+                    p += v;
+                }
+            } else {
+                ok = false;
+            }
+            if (!ok) {
+                set_err(err, errlen, std::string("not a readable OSM file: ") + where + "malformed blob header");
+                return RSC_EFORMAT;
+            }
+        }
+        if (p != hend) {
+            set_err(err, errlen, std::string("not a readable OSM file: ") + where + "malformed blob header");
+            return RSC_EFORMAT;
+        }
+        const char *expected = blob == 0 ? "OSMHeader" : "OSMData";
+        if (!has_type || type != expected) {
+            set_err(err, errlen, std::string("not a readable OSM file: ") + where + "blob type is not " + expected);
+            return RSC_EFORMAT;
+        }
+        const uint64_t data_start = offset + 4 + len;
+        if (datasize == 0 || datasize > 32u * 1024u * 1024u || datasize > file_size - std::min(file_size, data_start)) {
+            set_err(err, errlen, std::string("not a readable OSM file: ") + where + "blob data size " +
+                                     std::to_string(datasize) + " is zero, over 32 MiB or past the end of the file");
+            return RSC_EFORMAT;
+        }
+        offset = data_start + datasize;
+        if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0) {
+            set_err(err, errlen, std::string("not a readable OSM file: ") + where + "cannot seek past the blob");
+            return RSC_EFORMAT;
+        }
+    }
+}
+
 int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
     std::FILE *probe = std::fopen(path, "rb");
     if (!probe) {
@@ -77,6 +184,10 @@ int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
     }
     std::fclose(probe);
     osmium::io::File file{path};
+    if (file.format() == osmium::io::file_format::pbf && file.compression() == osmium::io::file_compression::none) {
+        int rc = check_pbf_framing(path, err, errlen);
+        if (rc != RSC_OK) return rc;
+    }
     // A pool of our own instead of libosmium's process-wide default one, whose threads would live until exit:
     // these end when this function returns.
     osmium::thread::Pool pool{};
