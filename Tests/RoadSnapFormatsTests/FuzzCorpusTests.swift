@@ -77,6 +77,57 @@ import Testing
     }
 }
 
+/// The `osm-pbf` target's crasher (issue 16, session 6): a BlobHeader whose type string sits in field 9 instead of 1.
+/// libosmium took the missing type as an empty one and compared it through a null pointer (UBSan trap; in a plain
+/// build it read the blob as the header). The shim now checks the PBF framing first and refuses such files by name.
+@Suite struct PBFFramingTests {
+    static let seed = FuzzCorpusTests.corpus + "/osm-pbf/issue-70-three-ways.osm.pbf"
+
+    /// Writes `bytes` as a `.osm.pbf` file in a fresh folder and loads it.
+    func load(_ bytes: [UInt8]) throws -> (path: String, result: Result<RoadNetwork, Error>) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-pbf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("map.osm.pbf").path
+        try AtomicFile.write(bytes, to: path)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        return (path, Result { try RoadNetwork.load(osmPath: path) })
+    }
+
+    func refusal(_ bytes: [UInt8]) throws -> String {
+        let (path, result) = try load(bytes)
+        guard case .failure(let error) = result else {
+            Issue.record("loaded a malformed PBF file")
+            return ""
+        }
+        #expect("\(error)".contains(path), "\(error)")
+        return "\(error)"
+    }
+
+    @Test func theSeedLoads() throws {
+        let network = try load(try FileIO.read(path: Self.seed)).result.get()
+        #expect(network.edges.count > 0)
+    }
+
+    @Test func aBlobHeaderWithoutItsTypeIsRefused() throws {
+        let crasher = try FileIO.read(path: FuzzCorpusTests.corpus + "/osm-pbf/crash-blob-type-field-9-150f3376")
+        #expect(try refusal(crasher).contains("PBF blob 0 at byte 0: blob type is not OSMHeader"))
+    }
+
+    @Test func framingFaultsAreNamed() throws {
+        let seed = try FileIO.read(path: Self.seed)
+        // The seed's first blob: 4-byte length, BlobHeader, data. Cut inside the second blob's data.
+        let headerLength = Int(seed[0]) << 24 | Int(seed[1]) << 16 | Int(seed[2]) << 8 | Int(seed[3])
+        #expect(headerLength > 0 && headerLength < 64)
+        #expect(try refusal(Array(seed.dropLast(10))).contains("past the end of the file"))
+        #expect(try refusal(Array(seed.prefix(2))).contains("truncated blob header length"))
+        #expect(try refusal(Array(seed.prefix(4 + headerLength / 2))).contains("truncated blob header"))
+        var huge = seed
+        huge[0] = 0x01  // a header length of 16 MiB and more
+        #expect(try refusal(huge).contains("is not within 1..65536"))
+        #expect(try refusal([]).contains("truncated blob header length"))
+    }
+}
+
 /// The `geojson-network` target timed out (issue 16) on roads 150 km and 2,700 km long: the index's cell cache ran
 /// one STRtree query per cell of the whole grid (2.8 M cells here, nearly all empty; 2.25 s in a debug build, far
 /// more under ASan). Cells are now filled along each segment (cost: the cells near roads): the cache still answers
