@@ -191,12 +191,13 @@ sanitize-tsan: deps
 # The C API's C tests under ASan+UBSan, linked against the fuzzer build's instrumented objects (no third build).
 sanitize-capi: fuzz-build
 	SWIFT=$(SWIFT) scripts/capi-asan.sh
-# CI runs this after `make test` (.ci/run): the threaded tests under TSan; the fuzzer built (ASan, UBSan for C) and
+# CI runs this after `make test` (.ci/run): every Swift test under ASan (CShims also UBSan); the threaded tests
+# under TSan; the fuzzer built (ASan, UBSan for C) and
 # every target fuzzed CI_FUZZ_SECONDS from the committed seeds (every seed and crasher replayed under ASan first);
 # the C tests under ASan+UBSan. A sanitizer report, a fuzz crash or a failing test fails it.
 CI_FUZZ_SECONDS ?= 10
 .PHONY: ci-extra
-ci-extra: sanitize-tsan fuzz-build
+ci-extra: sanitize-asan sanitize-tsan fuzz-build
 	SWIFT=$(SWIFT) scripts/fuzz.sh run $(CI_FUZZ_SECONDS)
 	SWIFT=$(SWIFT) scripts/capi-asan.sh
 
