@@ -476,9 +476,8 @@ struct NavigationState {
         if changed { guidance.stepReporter.reset() }
         let toStep = distanceToStep(step)
         guard guidance.stepReporter.shouldReport(toStep, threshold: guidance.distanceUpdateThreshold) || changed,
-              var info = currentNavInfo(step: step)
+              let info = currentNavInfo(step: step, routeChanged: guidance.routeChangedPending)
         else { return }
-        info.routeChanged = guidance.routeChangedPending
         guidance.routeChangedPending = false
         guidance.lastStepIndex = step
         events.append(.navInfo(info))
@@ -486,15 +485,14 @@ struct NavigationState {
 
     /// Metres from the position to step `k` of the current leg (0 without steps).
     private func distanceToStep(_ k: Int) -> Double {
-        guard let count = guidance.tracker?.leg.steps.count, k >= 0, k < count,
-              let start = guidance.tracker?.leg.steps[k].distanceFromLegStart
-        else { return 0 }
-        return max(0, start - (guidance.tracker?.position?.distanceAlong ?? 0))
+        guard let steps = guidance.tracker?.leg.steps, k >= 0, k < steps.count else { return 0 }
+        return max(0, steps[k].distanceFromLegStart - (guidance.tracker?.position?.distanceAlong ?? 0))
     }
 
     /// The turn-by-turn state now (nil without a route); `step` is the current step's index when the caller has it.
-    /// Reads the tracker in place (no copy of the leg per fix); the remaining steps are shared per step.
-    mutating func currentNavInfo(step known: Int? = nil) -> NavInfo? {
+    /// Reads the tracker in place (no copy of the leg per fix, none of the current step: the nav info shares the
+    /// leg's steps); the remaining steps are shared per step.
+    mutating func currentNavInfo(step known: Int? = nil, routeChanged: Bool = false) -> NavInfo? {
         guard let legCount = guidance.route?.legs.count, let remaining = guidance.tracker?.remainingDistance
         else { return nil }
         let legIndex = guidance.legIndex
@@ -513,25 +511,23 @@ struct NavigationState {
                 laterTrafficTime += trafficCumulativeTimes(leg: i).last ?? 0
             }
         }
-        var info = NavInfo(navState: guidance.navState, distanceToNextDestinationMeters: remaining,
+        var info = NavInfo(navState: guidance.navState, routeChanged: routeChanged,
+                           distanceToNextDestinationMeters: remaining,
                            timeToNextDestinationSeconds: remainingTime,
                            distanceToFinalDestinationMeters: remaining + laterDistance,
                            timeToFinalDestinationSeconds: remainingTime + laterTrafficTime)
         info.speedLimitKmh = currentSpeedLimitKmh()
-        guard let stepCount = guidance.tracker?.leg.steps.count, stepCount > 0,
-              let k = known ?? guidance.tracker?.currentStepIndex, k < stepCount,
-              let step = guidance.tracker?.leg.steps[k]
+        guard let steps = guidance.tracker?.leg.steps, !steps.isEmpty,
+              let k = known ?? guidance.tracker?.currentStepIndex, k < steps.count
         else { return info }
-        if guidance.navState == .enroute { info.currentStep = step }
-        if let cached = guidance.remainingSteps, cached.step == k {
-            info.remainingSteps = cached.steps
-        } else if let steps = guidance.tracker?.leg.steps[(k + 1)...] {
-            let array = Array(steps)
-            guidance.remainingSteps = (k, array)
-            info.remainingSteps = array
+        info.distanceToCurrentStepMeters = max(0, steps[k].distanceFromLegStart - along)
+        info.timeToCurrentStepSeconds = max(0, steps[k].timeFromLegStart - timeAlong)
+        if guidance.navState == .enroute {
+            info.stepList = steps
+            info.currentStepIndex = k
         }
-        info.distanceToCurrentStepMeters = max(0, step.distanceFromLegStart - along)
-        info.timeToCurrentStepSeconds = max(0, step.timeFromLegStart - timeAlong)
+        if guidance.remainingSteps?.step != k { guidance.remainingSteps = (k, Array(steps[(k + 1)...])) }
+        info.remainingSteps = guidance.remainingSteps?.steps ?? []
         return info
     }
 
@@ -755,21 +751,22 @@ final class NavigationEngine: Sendable {
     }
 
     /// Calls the listeners for each event, in order. Each event's payload is read once (not once per listener) and
-    /// the façades are loaded once per delivery.
+    /// the façades are loaded once per delivery; a listener is loaded from its weak box for each call (the box is
+    /// a class: the weak reference is read in place, not copied first).
     private static func dispatch(_ events: [NavigationEvent], _ l: ListenerRegistry) {
         let navigator = l.navigatorFacade, provider = l.providerFacade
         func each(_ body: (NavigatorListener, Navigator) -> Void) {
             guard let navigator else { return }
-            for k in l.navigator.indices { if let x = l.navigator[k].value { body(x, navigator) } }
+            for box in l.navigator { if let x = box.value { body(x, navigator) } }
         }
         for i in events.indices {
             switch events[i] {
             case let .location(location):
                 guard let provider else { continue }
-                for k in l.provider.indices { l.provider[k].value?.locationProvider(provider, didUpdate: location) }
+                for box in l.provider { box.value?.locationProvider(provider, didUpdate: location) }
             case let .skippedFix(fix, error):
                 guard let provider else { continue }
-                for k in l.provider.indices { l.provider[k].value?.locationProvider(provider, didSkip: fix, error: error) }
+                for box in l.provider { box.value?.locationProvider(provider, didSkip: fix, error: error) }
             case let .status(callback, status): callback(status)
             case let .arrived(w): each { $0.navigator($1, didArriveAt: w) }
             case .routeChanged: each { $0.navigatorDidChangeRoute($1) }
