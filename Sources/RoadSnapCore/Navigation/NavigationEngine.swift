@@ -750,36 +750,49 @@ final class NavigationEngine: Sendable {
         }
     }
 
-    /// Calls the listeners for each event, in order. Each event's payload is read once (not once per listener) and
-    /// the façades are loaded once per delivery; a listener is loaded from its weak box for each call (the box is
-    /// a class: the weak reference is read in place, not copied first).
+    /// Calls the listeners for each event, in order. The façades are loaded once per delivery, each listener from
+    /// its weak box for its call (read in place). The façades are bound by `switch` (a `guard let` or a closure per
+    /// event retained and released each façade, whose weak references make that the slow, side-table path).
     private static func dispatch(_ events: [NavigationEvent], _ l: ListenerRegistry) {
         let navigator = l.navigatorFacade, provider = l.providerFacade
-        func each(_ body: (NavigatorListener, Navigator) -> Void) {
-            guard let navigator else { return }
-            for box in l.navigator { if let x = box.value { body(x, navigator) } }
-        }
+        let nav = l.navigator, loc = l.provider
         for i in events.indices {
             switch events[i] {
             case let .location(location):
-                guard let provider else { continue }
-                for box in l.provider { box.value?.locationProvider(provider, didUpdate: location) }
+                switch provider {
+                case let .some(p): for k in loc.indices { loc[k].value?.locationProvider(p, didUpdate: location) }
+                case .none: break
+                }
             case let .skippedFix(fix, error):
-                guard let provider else { continue }
-                for box in l.provider { box.value?.locationProvider(provider, didSkip: fix, error: error) }
+                switch provider {
+                case let .some(p): for k in loc.indices { loc[k].value?.locationProvider(p, didSkip: fix, error: error) }
+                case .none: break
+                }
             case let .status(callback, status): callback(status)
-            case let .arrived(w): each { $0.navigator($1, didArriveAt: w) }
-            case .routeChanged: each { $0.navigatorDidChangeRoute($1) }
-            case let .remainingTime(t): each { $0.navigator($1, didUpdateRemainingTime: t) }
-            case let .remainingDistance(d): each { $0.navigator($1, didUpdateRemainingDistance: d) }
-            case let .delay(c): each { $0.navigator($1, didUpdate: c) }
-            case let .lighting(m): each { $0.navigator($1, didChangeSuggestedLightingMode: m) }
-            case let .speeding(p): each { $0.navigator($1, didUpdateSpeedingPercentage: p) }
-            case let .severity(s, p): each { $0.navigator($1, didUpdate: s, speedingPercentage: p) }
-            case let .navInfo(info): each { $0.navigator($1, didUpdate: info) }
-            case let .announcement(a): each { $0.navigator($1, didAnnounce: a) }
-            case let .rerouteOffer(offer): each { $0.navigator($1, didOffer: offer) }
+            default:
+                switch navigator {
+                case let .some(n): for k in nav.indices { if let x = nav[k].value { tell(x, n, events[i]) } }
+                case .none: break
+                }
             }
+        }
+    }
+
+    /// Calls the navigator listener's method for one navigator event.
+    private static func tell(_ x: NavigatorListener, _ n: Navigator, _ event: NavigationEvent) {
+        switch event {
+        case let .arrived(w): x.navigator(n, didArriveAt: w)
+        case .routeChanged: x.navigatorDidChangeRoute(n)
+        case let .remainingTime(t): x.navigator(n, didUpdateRemainingTime: t)
+        case let .remainingDistance(d): x.navigator(n, didUpdateRemainingDistance: d)
+        case let .delay(c): x.navigator(n, didUpdate: c)
+        case let .lighting(m): x.navigator(n, didChangeSuggestedLightingMode: m)
+        case let .speeding(p): x.navigator(n, didUpdateSpeedingPercentage: p)
+        case let .severity(s, p): x.navigator(n, didUpdate: s, speedingPercentage: p)
+        case let .navInfo(info): x.navigator(n, didUpdate: info)
+        case let .announcement(a): x.navigator(n, didAnnounce: a)
+        case let .rerouteOffer(offer): x.navigator(n, didOffer: offer)
+        case .location, .skippedFix, .status: break
         }
     }
 

@@ -56,14 +56,15 @@ extension RoadSnappedLocationProviderListener {
 }
 
 /// A weak reference to a navigator listener, boxed: delivery reads it in place (a weak reference in a struct is
-/// copied, with its side table's count, each time the struct is read out of the listener list).
+/// copied, with its side table's count, each time the struct is read out of the listener list); a `let`, read
+/// without an exclusivity check.
 final class WeakNavigatorListener {
-    weak var value: NavigatorListener?
+    weak let value: NavigatorListener?
     init(value: NavigatorListener) { self.value = value }
 }
 
 /// A weak reference to a location listener, boxed like `WeakNavigatorListener`.
 final class WeakLocationListener {
-    weak var value: RoadSnappedLocationProviderListener?
+    weak let value: RoadSnappedLocationProviderListener?
     init(value: RoadSnappedLocationProviderListener) { self.value = value }
 }
