@@ -158,12 +158,31 @@ struct SimulationState {
 
 /// Who is told: the listener lists (weak references) and the façades passed to them. Listeners are class-bound
 /// protocols the caller implements; they are only called outside every lock, on the session's listener queue (or
-/// the feeding thread), as documented on `NavigationSession`.
-struct ListenerRegistry: @unchecked Sendable {
-    var navigator: [WeakNavigatorListener] = []
-    var provider: [WeakLocationListener] = []
-    weak var navigatorFacade: Navigator?
-    weak var providerFacade: RoadSnappedLocationProvider?
+/// the feeding thread), as documented on `NavigationSession`. An immutable snapshot, replaced whole when a listener
+/// is added or removed (`with`), so that each delivery takes it with one retain (a struct was copied per delivery:
+/// both lists retained and both façades' weak references copied, then all released).
+final class ListenerRegistry: @unchecked Sendable {
+    let navigator: [WeakNavigatorListener]
+    let provider: [WeakLocationListener]
+    weak let navigatorFacade: Navigator?
+    weak let providerFacade: RoadSnappedLocationProvider?
+
+    init(navigator: [WeakNavigatorListener] = [], provider: [WeakLocationListener] = [],
+         navigatorFacade: Navigator? = nil, providerFacade: RoadSnappedLocationProvider? = nil)
+    {
+        self.navigator = navigator
+        self.provider = provider
+        self.navigatorFacade = navigatorFacade
+        self.providerFacade = providerFacade
+    }
+
+    /// This registry with the lists or façades given replaced.
+    func with(navigator: [WeakNavigatorListener]? = nil, provider: [WeakLocationListener]? = nil,
+              facades: (Navigator, RoadSnappedLocationProvider)? = nil) -> ListenerRegistry
+    {
+        ListenerRegistry(navigator: navigator ?? self.navigator, provider: provider ?? self.provider,
+                         navigatorFacade: facades?.0 ?? navigatorFacade, providerFacade: facades?.1 ?? providerFacade)
+    }
 }
 
 /// Everything a raw fix reads and writes, under one lock (`NavigationEngine.state`) so that each fix is processed
@@ -511,24 +530,26 @@ struct NavigationState {
                 laterTrafficTime += trafficCumulativeTimes(leg: i).last ?? 0
             }
         }
-        var info = NavInfo(navState: guidance.navState, routeChanged: routeChanged,
-                           distanceToNextDestinationMeters: remaining,
-                           timeToNextDestinationSeconds: remainingTime,
-                           distanceToFinalDestinationMeters: remaining + laterDistance,
-                           timeToFinalDestinationSeconds: remainingTime + laterTrafficTime)
-        info.speedLimitKmh = currentSpeedLimitKmh()
-        guard let steps = guidance.tracker?.leg.steps, !steps.isEmpty,
-              let k = known ?? guidance.tracker?.currentStepIndex, k < steps.count
-        else { return info }
-        info.distanceToCurrentStepMeters = max(0, steps[k].distanceFromLegStart - along)
-        info.timeToCurrentStepSeconds = max(0, steps[k].timeFromLegStart - timeAlong)
-        if guidance.navState == .enroute {
-            info.stepList = steps
-            info.currentStepIndex = k
+        let speedLimit = currentSpeedLimitKmh()
+        var toStep = 0.0, timeToStep = 0.0, stepList: [RouteStep] = [], current = -1, later: [RouteStep] = []
+        if let steps = guidance.tracker?.leg.steps, !steps.isEmpty,
+           let k = known ?? guidance.tracker?.currentStepIndex, k < steps.count
+        {
+            toStep = max(0, steps[k].distanceFromLegStart - along)
+            timeToStep = max(0, steps[k].timeFromLegStart - timeAlong)
+            if guidance.navState == .enroute {
+                stepList = steps
+                current = k
+            }
+            if guidance.remainingSteps?.step != k { guidance.remainingSteps = (k, Array(steps[(k + 1)...])) }
+            later = guidance.remainingSteps?.steps ?? []
         }
-        if guidance.remainingSteps?.step != k { guidance.remainingSteps = (k, Array(steps[(k + 1)...])) }
-        info.remainingSteps = guidance.remainingSteps?.steps ?? []
-        return info
+        return NavInfo(navState: guidance.navState, stepList: stepList, currentStepIndex: current,
+                       remainingSteps: later, routeChanged: routeChanged, distanceToCurrentStepMeters: toStep,
+                       timeToCurrentStepSeconds: timeToStep, distanceToNextDestinationMeters: remaining,
+                       timeToNextDestinationSeconds: remainingTime,
+                       distanceToFinalDestinationMeters: remaining + laterDistance,
+                       timeToFinalDestinationSeconds: remainingTime + laterTrafficTime, speedLimitKmh: speedLimit)
     }
 
     /// A new route from the current position to the remaining destinations (routing runs inline so that replays

@@ -118,8 +118,8 @@ public struct NavInfo: Hashable, Sendable {
     /// Where `currentStep` is kept: a step list (the navigator passes its leg's, shared) and the index of the
     /// current step in it, -1 for none. A nav info then holds no copy of a step, and copying one (into an event, to
     /// a listener) retains two arrays instead of a step's strings and lanes.
-    var stepList: [RouteStep] = []
-    var currentStepIndex = -1
+    var stepList: [RouteStep]
+    var currentStepIndex: Int
     /// The steps after the current one, to the end of the current leg.
     public var remainingSteps: [RouteStep]
     /// Whether the route changed since the previous nav info.
@@ -133,7 +133,7 @@ public struct NavInfo: Hashable, Sendable {
     public var distanceToFinalDestinationMeters: Double
     public var timeToFinalDestinationSeconds: Double
     /// Speed limit of the road the driver is on, km/h in the direction of travel; nil when not tagged.
-    public var speedLimitKmh: Double? = nil
+    public var speedLimitKmh: Double?
 
     public init(navState: NavState, currentStep: RouteStep? = nil, remainingSteps: [RouteStep] = [],
                 routeChanged: Bool = false, distanceToCurrentStepMeters: Double = 0,
@@ -141,14 +141,33 @@ public struct NavInfo: Hashable, Sendable {
                 timeToNextDestinationSeconds: Double = 0, distanceToFinalDestinationMeters: Double = 0,
                 timeToFinalDestinationSeconds: Double = 0)
     {
-        self.navState = navState; self.remainingSteps = remainingSteps
-        if let currentStep { stepList = [currentStep]; currentStepIndex = 0 }
+        self.init(navState: navState, stepList: currentStep.map { [$0] } ?? [],
+                  currentStepIndex: currentStep == nil ? -1 : 0, remainingSteps: remainingSteps,
+                  routeChanged: routeChanged,
+                  distanceToCurrentStepMeters: distanceToCurrentStepMeters,
+                  timeToCurrentStepSeconds: timeToCurrentStepSeconds,
+                  distanceToNextDestinationMeters: distanceToNextDestinationMeters,
+                  timeToNextDestinationSeconds: timeToNextDestinationSeconds,
+                  distanceToFinalDestinationMeters: distanceToFinalDestinationMeters,
+                  timeToFinalDestinationSeconds: timeToFinalDestinationSeconds, speedLimitKmh: nil)
+    }
+
+    /// Every stored value (the navigator builds a nav info in one go, its current step as
+    /// `stepList[currentStepIndex]`).
+    init(navState: NavState, stepList: [RouteStep], currentStepIndex: Int, remainingSteps: [RouteStep],
+         routeChanged: Bool, distanceToCurrentStepMeters: Double, timeToCurrentStepSeconds: Double,
+         distanceToNextDestinationMeters: Double, timeToNextDestinationSeconds: Double,
+         distanceToFinalDestinationMeters: Double, timeToFinalDestinationSeconds: Double, speedLimitKmh: Double?)
+    {
+        self.navState = navState; self.stepList = stepList; self.currentStepIndex = currentStepIndex
+        self.remainingSteps = remainingSteps
         self.routeChanged = routeChanged; self.distanceToCurrentStepMeters = distanceToCurrentStepMeters
         self.timeToCurrentStepSeconds = timeToCurrentStepSeconds
         self.distanceToNextDestinationMeters = distanceToNextDestinationMeters
         self.timeToNextDestinationSeconds = timeToNextDestinationSeconds
         self.distanceToFinalDestinationMeters = distanceToFinalDestinationMeters
         self.timeToFinalDestinationSeconds = timeToFinalDestinationSeconds
+        self.speedLimitKmh = speedLimitKmh
     }
 
     /// Equal when every public value is (the current step compared by value, not by where it is kept).
