@@ -13,7 +13,9 @@ enum NavigationEvent: Sendable {
     case speeding(Double)
     case severity(SpeedAlertSeverity, Double)
     case navInfo(NavInfo)
-    case announcement(Announcement)
+    /// Boxed: an announcement carries a whole step (over 250 bytes); inline it made every event that large, and each
+    /// event is moved and copied a few times per fix (`memcpy` calls). Announcements are a few per step, not per fix.
+    indirect case announcement(Announcement)
     case rerouteOffer(RerouteOffer)
     case skippedFix(Fix, RoadSnapError)
     case status(@Sendable (RouteStatus) -> Void, RouteStatus)
