@@ -21,8 +21,8 @@ import Darwin
 /// lock); behind a pointer, loads and stores of the value are ordinary memory accesses, checked against the mutex,
 /// and the report is gone (issue 16, docs/reliability.md).
 public final class Locked<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let value: UnsafeMutablePointer<Value>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let value: UnsafeMutablePointer<Value>
 
     public init(_ value: Value) {
         self.value = UnsafeMutablePointer<Value>.allocate(capacity: 1)
@@ -39,7 +39,9 @@ public final class Locked<Value>: @unchecked Sendable {
         value.deallocate()
     }
 
-    /// Runs `body` with the value while holding the lock.
+    /// Runs `body` with the value while holding the lock. Inlinable: specialized in the caller's module (a
+    /// navigation fix took three locks through the generic entry point).
+    @inlinable
     public func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

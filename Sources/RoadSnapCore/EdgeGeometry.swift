@@ -15,7 +15,7 @@ extension RoadNetwork {
     /// The position `offset` metres along edge `e` (clamped to the edge): the first segment of non-zero length that
     /// reaches it; before the start, the start of the first such segment; past the end, the end of the last segment.
     func position(onEdge e: Int, offset: Double) -> EdgePosition {
-        let r = edges[e].shapeRange
+        let r = edges.shapeRange(e)
         let local = localShape  // one reference, not one per vertex read
         var remaining = max(0, offset)
         var i = r.lowerBound
@@ -62,7 +62,7 @@ extension RoadNetwork {
     /// The shape indices of edge `e`'s vertices whose geometry offsets lie strictly between `lo` and `hi`, in
     /// geometry order.
     func forEachVertex(ofEdge e: Int, between lo: Double, and hi: Double, _ body: (Int) -> Void) {
-        let r = edges[e].shapeRange
+        let r = edges.shapeRange(e)
         let local = localShape
         var acc = 0.0
         var i = r.lowerBound
@@ -96,7 +96,7 @@ extension RoadNetwork {
     /// path's geometry allocates nothing per step).
     func appendPolyline(edge: Int, forward: Bool, from: Double, to: Double, into points: inout [GeoCoordinate],
                         scratch: inout [GeoCoordinate]) {
-        let len = edges[edge].length
+        let len = edges.length(edge)
         let g0 = forward ? from : len - to, g1 = forward ? to : len - from  // geometry offsets
         scratch.removeAll(keepingCapacity: true)
         forEachPoint(ofEdge: edge, from: g0, to: g1) { scratch.append($0) }

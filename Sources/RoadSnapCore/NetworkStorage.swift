@@ -121,6 +121,16 @@ public struct EdgeTable: RandomAccessCollection, Sendable {
 
     /// Index of edge `e`'s attribute set in `store.attributeTable()`.
     func attributeIndex(_ e: Int) -> Int { Int(store.records[e].attributes) }
+
+    /// Edge `e`'s `shapeRange`, read from its record (the per-fix paths need only this and `length(_:)`: building
+    /// the whole `RoadEdge` retained and released the store each time).
+    func shapeRange(_ e: Int) -> Range<Int> {
+        let r = store.records[e]
+        return Int(r.shape_start)..<(Int(r.shape_start) + Int(r.shape_count))
+    }
+
+    /// Edge `e`'s `length` in metres, read from its record.
+    func length(_ e: Int) -> Double { store.records[e].length }
 }
 
 /// The resolved turn restrictions of a network, read from fixed-width records.

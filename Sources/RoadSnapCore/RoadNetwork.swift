@@ -348,10 +348,10 @@ public final class RoadNetwork: Sendable {
     }
 
     /// Local-frame geometry of edge `e`.
-    public func localGeometry(ofEdge e: Int) -> Slice<MappedArray<LocalPoint>> { localShape[edges[e].shapeRange] }
+    public func localGeometry(ofEdge e: Int) -> Slice<MappedArray<LocalPoint>> { localShape[edges.shapeRange(e)] }
 
     /// Geometry of edge `e`.
-    public func geometry(ofEdge e: Int) -> Slice<MappedArray<GeoCoordinate>> { shape[edges[e].shapeRange] }
+    public func geometry(ofEdge e: Int) -> Slice<MappedArray<GeoCoordinate>> { shape[edges.shapeRange(e)] }
 
     /// Total road length in kilometres per class.
     public func kilometresByClass() -> [RoadClass: Double] {

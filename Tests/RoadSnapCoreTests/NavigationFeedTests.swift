@@ -288,6 +288,35 @@ final class FeedRecorder: NavigatorListener, RoadSnappedLocationProviderListener
             }
         }
     }
+
+    /// The navigator's nav infos keep their current step as an index into the leg's shared steps; they compare and
+    /// hash by value: equal to the same values built through the public initializer, unequal once a value differs.
+    @Test func navInfoComparesAndHashesByValue() throws {
+        let (h, r) = try drive()
+        h.onQueue {
+            let withStep = r.navInfos.filter { $0.currentStep != nil }
+            #expect(withStep.count > 10)
+            // Two consecutive nav infos on different steps, to see the index matter.
+            let pair = zip(withStep, withStep.dropFirst()).first { $0.0.currentStep != $0.1.currentStep }
+            #expect(pair != nil)
+            for i in withStep.prefix(50) {
+                var copy = NavInfo(navState: i.navState, currentStep: i.currentStep, remainingSteps: i.remainingSteps,
+                                   routeChanged: i.routeChanged, distanceToCurrentStepMeters: i.distanceToCurrentStepMeters,
+                                   timeToCurrentStepSeconds: i.timeToCurrentStepSeconds,
+                                   distanceToNextDestinationMeters: i.distanceToNextDestinationMeters,
+                                   timeToNextDestinationSeconds: i.timeToNextDestinationSeconds,
+                                   distanceToFinalDestinationMeters: i.distanceToFinalDestinationMeters,
+                                   timeToFinalDestinationSeconds: i.timeToFinalDestinationSeconds)
+                copy.speedLimitKmh = i.speedLimitKmh
+                #expect(copy == i && copy.hashValue == i.hashValue)
+                var other = copy
+                other.currentStep = pair?.1.currentStep == i.currentStep ? pair?.0.currentStep : pair?.1.currentStep
+                #expect(other != i)
+                other.currentStep = nil
+                #expect(other != i && other.currentStep == nil)
+            }
+        }
+    }
 }
 
 /// Instruction text: spoken forms and the routes' steps on the real Monaco and Bellevue maps.

@@ -89,7 +89,7 @@ public final class StreamMatcher {
     public func result(lag: Int = 0) -> StreamMatch? {
         guard let f = stream.result(lag: lag), f.arc >= 0 else { return nil }
         let edge = f.arc >> 1, forward = f.arc & 1 == 0
-        let edgeOffset = forward ? f.offset : max(0, network.edges[edge].length - f.offset)
+        let edgeOffset = forward ? f.offset : max(0, network.edges.length(edge) - f.offset)
         let (coordinate, along) = pointOnEdge(edge, offset: edgeOffset) ?? {
             let g = frame.inverse(f.point)
             return (GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude),
@@ -105,7 +105,7 @@ public final class StreamMatcher {
     /// the two shape vertices around it (the same fraction as in the local frame; a segment is straight in both to
     /// well under a millimetre on a city map), instead of a PROJ inverse per answer. Nil for a degenerate edge.
     private func pointOnEdge(_ edge: Int, offset: Double) -> (GeoCoordinate, Double)? {
-        guard network.edges[edge].shapeRange.count >= 2 else { return nil }
+        guard network.edges.shapeRange(edge).count >= 2 else { return nil }
         let p = network.position(onEdge: edge, offset: offset)
         let t = p.length > 0 ? min(1, p.along / p.length) : 1
         let k = p.index

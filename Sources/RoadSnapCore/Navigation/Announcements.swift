@@ -102,8 +102,7 @@ public struct AnnouncementPlanner: Hashable, Sendable {
         // The next step ahead (the depart step is never announced).
         guard let k = leg.steps.indices.first(where: { $0 > 0 && leg.steps[$0].distanceFromLegStart > along + 0.5 })
         else { return [] }
-        let step = leg.steps[k]
-        let distance = step.distanceFromLegStart - along
+        let distance = leg.steps[k].distanceFromLegStart - along
         let t = options.triggerDistances(speed: speed, roadClass: roadClass)
         let given = done[k] ?? 0
         var due: Announcement.Kind?
@@ -121,7 +120,7 @@ public struct AnnouncementPlanner: Hashable, Sendable {
         if kind == .now { mark |= Self.bit(.preparation) }
         done[k] = given | mark
         let text = Self.text(kind, leg: leg, index: k, distance: distance, options: options)
-        return [Announcement(kind: kind, text: text, stepIndex: k, step: step, distanceMeters: distance,
+        return [Announcement(kind: kind, text: text, stepIndex: k, step: leg.steps[k], distanceMeters: distance,
                              triggerDistanceMeters: kind == .now ? t.now : kind == .preparation ? t.preparation
                                  : (t.early ?? 0), time: time)]
     }

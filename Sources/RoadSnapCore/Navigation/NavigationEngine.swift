@@ -13,7 +13,9 @@ enum NavigationEvent: Sendable {
     case speeding(Double)
     case severity(SpeedAlertSeverity, Double)
     case navInfo(NavInfo)
-    case announcement(Announcement)
+    /// Boxed: an announcement carries a whole step (over 250 bytes); inline it made every event that large, and each
+    /// event is moved and copied a few times per fix (`memcpy` calls). Announcements are a few per step, not per fix.
+    indirect case announcement(Announcement)
     case rerouteOffer(RerouteOffer)
     case skippedFix(Fix, RoadSnapError)
     case status(@Sendable (RouteStatus) -> Void, RouteStatus)
@@ -158,12 +160,31 @@ struct SimulationState {
 
 /// Who is told: the listener lists (weak references) and the façades passed to them. Listeners are class-bound
 /// protocols the caller implements; they are only called outside every lock, on the session's listener queue (or
-/// the feeding thread), as documented on `NavigationSession`.
-struct ListenerRegistry: @unchecked Sendable {
-    var navigator: [WeakNavigatorListener] = []
-    var provider: [WeakLocationListener] = []
-    weak var navigatorFacade: Navigator?
-    weak var providerFacade: RoadSnappedLocationProvider?
+/// the feeding thread), as documented on `NavigationSession`. An immutable snapshot, replaced whole when a listener
+/// is added or removed (`with`), so that each delivery takes it with one retain (a struct was copied per delivery:
+/// both lists retained and both façades' weak references copied, then all released).
+final class ListenerRegistry: @unchecked Sendable {
+    let navigator: [WeakNavigatorListener]
+    let provider: [WeakLocationListener]
+    weak let navigatorFacade: Navigator?
+    weak let providerFacade: RoadSnappedLocationProvider?
+
+    init(navigator: [WeakNavigatorListener] = [], provider: [WeakLocationListener] = [],
+         navigatorFacade: Navigator? = nil, providerFacade: RoadSnappedLocationProvider? = nil)
+    {
+        self.navigator = navigator
+        self.provider = provider
+        self.navigatorFacade = navigatorFacade
+        self.providerFacade = providerFacade
+    }
+
+    /// This registry with the lists or façades given replaced.
+    func with(navigator: [WeakNavigatorListener]? = nil, provider: [WeakLocationListener]? = nil,
+              facades: (Navigator, RoadSnappedLocationProvider)? = nil) -> ListenerRegistry
+    {
+        ListenerRegistry(navigator: navigator ?? self.navigator, provider: provider ?? self.provider,
+                         navigatorFacade: facades?.0 ?? navigatorFacade, providerFacade: facades?.1 ?? providerFacade)
+    }
 }
 
 /// Everything a raw fix reads and writes, under one lock (`NavigationEngine.state`) so that each fix is processed
@@ -476,9 +497,8 @@ struct NavigationState {
         if changed { guidance.stepReporter.reset() }
         let toStep = distanceToStep(step)
         guard guidance.stepReporter.shouldReport(toStep, threshold: guidance.distanceUpdateThreshold) || changed,
-              var info = currentNavInfo(step: step)
+              let info = currentNavInfo(step: step, routeChanged: guidance.routeChangedPending)
         else { return }
-        info.routeChanged = guidance.routeChangedPending
         guidance.routeChangedPending = false
         guidance.lastStepIndex = step
         events.append(.navInfo(info))
@@ -486,15 +506,14 @@ struct NavigationState {
 
     /// Metres from the position to step `k` of the current leg (0 without steps).
     private func distanceToStep(_ k: Int) -> Double {
-        guard let count = guidance.tracker?.leg.steps.count, k >= 0, k < count,
-              let start = guidance.tracker?.leg.steps[k].distanceFromLegStart
-        else { return 0 }
-        return max(0, start - (guidance.tracker?.position?.distanceAlong ?? 0))
+        guard let steps = guidance.tracker?.leg.steps, k >= 0, k < steps.count else { return 0 }
+        return max(0, steps[k].distanceFromLegStart - (guidance.tracker?.position?.distanceAlong ?? 0))
     }
 
     /// The turn-by-turn state now (nil without a route); `step` is the current step's index when the caller has it.
-    /// Reads the tracker in place (no copy of the leg per fix); the remaining steps are shared per step.
-    mutating func currentNavInfo(step known: Int? = nil) -> NavInfo? {
+    /// Reads the tracker in place (no copy of the leg per fix, none of the current step: the nav info shares the
+    /// leg's steps); the remaining steps are shared per step.
+    mutating func currentNavInfo(step known: Int? = nil, routeChanged: Bool = false) -> NavInfo? {
         guard let legCount = guidance.route?.legs.count, let remaining = guidance.tracker?.remainingDistance
         else { return nil }
         let legIndex = guidance.legIndex
@@ -513,26 +532,26 @@ struct NavigationState {
                 laterTrafficTime += trafficCumulativeTimes(leg: i).last ?? 0
             }
         }
-        var info = NavInfo(navState: guidance.navState, distanceToNextDestinationMeters: remaining,
-                           timeToNextDestinationSeconds: remainingTime,
-                           distanceToFinalDestinationMeters: remaining + laterDistance,
-                           timeToFinalDestinationSeconds: remainingTime + laterTrafficTime)
-        info.speedLimitKmh = currentSpeedLimitKmh()
-        guard let stepCount = guidance.tracker?.leg.steps.count, stepCount > 0,
-              let k = known ?? guidance.tracker?.currentStepIndex, k < stepCount,
-              let step = guidance.tracker?.leg.steps[k]
-        else { return info }
-        if guidance.navState == .enroute { info.currentStep = step }
-        if let cached = guidance.remainingSteps, cached.step == k {
-            info.remainingSteps = cached.steps
-        } else if let steps = guidance.tracker?.leg.steps[(k + 1)...] {
-            let array = Array(steps)
-            guidance.remainingSteps = (k, array)
-            info.remainingSteps = array
+        let speedLimit = currentSpeedLimitKmh()
+        var toStep = 0.0, timeToStep = 0.0, stepList: [RouteStep] = [], current = -1, later: [RouteStep] = []
+        if let steps = guidance.tracker?.leg.steps, !steps.isEmpty,
+           let k = known ?? guidance.tracker?.currentStepIndex, k < steps.count
+        {
+            toStep = max(0, steps[k].distanceFromLegStart - along)
+            timeToStep = max(0, steps[k].timeFromLegStart - timeAlong)
+            if guidance.navState == .enroute {
+                stepList = steps
+                current = k
+            }
+            if guidance.remainingSteps?.step != k { guidance.remainingSteps = (k, Array(steps[(k + 1)...])) }
+            later = guidance.remainingSteps?.steps ?? []
         }
-        info.distanceToCurrentStepMeters = max(0, step.distanceFromLegStart - along)
-        info.timeToCurrentStepSeconds = max(0, step.timeFromLegStart - timeAlong)
-        return info
+        return NavInfo(navState: guidance.navState, stepList: stepList, currentStepIndex: current,
+                       remainingSteps: later, routeChanged: routeChanged, distanceToCurrentStepMeters: toStep,
+                       timeToCurrentStepSeconds: timeToStep, distanceToNextDestinationMeters: remaining,
+                       timeToNextDestinationSeconds: remainingTime,
+                       distanceToFinalDestinationMeters: remaining + laterDistance,
+                       timeToFinalDestinationSeconds: remainingTime + laterTrafficTime, speedLimitKmh: speedLimit)
     }
 
     /// A new route from the current position to the remaining destinations (routing runs inline so that replays
@@ -754,35 +773,49 @@ final class NavigationEngine: Sendable {
         }
     }
 
-    /// Calls the listeners for each event, in order. Each event's payload is read once (not once per listener) and
-    /// the façades are loaded once per delivery.
+    /// Calls the listeners for each event, in order. The façades are loaded once per delivery, each listener from
+    /// its weak box for its call (read in place). The façades are bound by `switch` (a `guard let` or a closure per
+    /// event retained and released each façade, whose weak references make that the slow, side-table path).
     private static func dispatch(_ events: [NavigationEvent], _ l: ListenerRegistry) {
         let navigator = l.navigatorFacade, provider = l.providerFacade
-        func each(_ body: (NavigatorListener, Navigator) -> Void) {
-            guard let navigator else { return }
-            for k in l.navigator.indices { if let x = l.navigator[k].value { body(x, navigator) } }
-        }
+        let nav = l.navigator, loc = l.provider
         for i in events.indices {
             switch events[i] {
             case let .location(location):
-                guard let provider else { continue }
-                for k in l.provider.indices { l.provider[k].value?.locationProvider(provider, didUpdate: location) }
+                switch provider {
+                case let .some(p): for k in loc.indices { loc[k].value?.locationProvider(p, didUpdate: location) }
+                case .none: break
+                }
             case let .skippedFix(fix, error):
-                guard let provider else { continue }
-                for k in l.provider.indices { l.provider[k].value?.locationProvider(provider, didSkip: fix, error: error) }
+                switch provider {
+                case let .some(p): for k in loc.indices { loc[k].value?.locationProvider(p, didSkip: fix, error: error) }
+                case .none: break
+                }
             case let .status(callback, status): callback(status)
-            case let .arrived(w): each { $0.navigator($1, didArriveAt: w) }
-            case .routeChanged: each { $0.navigatorDidChangeRoute($1) }
-            case let .remainingTime(t): each { $0.navigator($1, didUpdateRemainingTime: t) }
-            case let .remainingDistance(d): each { $0.navigator($1, didUpdateRemainingDistance: d) }
-            case let .delay(c): each { $0.navigator($1, didUpdate: c) }
-            case let .lighting(m): each { $0.navigator($1, didChangeSuggestedLightingMode: m) }
-            case let .speeding(p): each { $0.navigator($1, didUpdateSpeedingPercentage: p) }
-            case let .severity(s, p): each { $0.navigator($1, didUpdate: s, speedingPercentage: p) }
-            case let .navInfo(info): each { $0.navigator($1, didUpdate: info) }
-            case let .announcement(a): each { $0.navigator($1, didAnnounce: a) }
-            case let .rerouteOffer(offer): each { $0.navigator($1, didOffer: offer) }
+            default:
+                switch navigator {
+                case let .some(n): for k in nav.indices { if let x = nav[k].value { tell(x, n, events[i]) } }
+                case .none: break
+                }
             }
+        }
+    }
+
+    /// Calls the navigator listener's method for one navigator event.
+    private static func tell(_ x: NavigatorListener, _ n: Navigator, _ event: NavigationEvent) {
+        switch event {
+        case let .arrived(w): x.navigator(n, didArriveAt: w)
+        case .routeChanged: x.navigatorDidChangeRoute(n)
+        case let .remainingTime(t): x.navigator(n, didUpdateRemainingTime: t)
+        case let .remainingDistance(d): x.navigator(n, didUpdateRemainingDistance: d)
+        case let .delay(c): x.navigator(n, didUpdate: c)
+        case let .lighting(m): x.navigator(n, didChangeSuggestedLightingMode: m)
+        case let .speeding(p): x.navigator(n, didUpdateSpeedingPercentage: p)
+        case let .severity(s, p): x.navigator(n, didUpdate: s, speedingPercentage: p)
+        case let .navInfo(info): x.navigator(n, didUpdate: info)
+        case let .announcement(a): x.navigator(n, didAnnounce: a)
+        case let .rerouteOffer(offer): x.navigator(n, didOffer: offer)
+        case .location, .skippedFix, .status: break
         }
     }
 

@@ -24,8 +24,7 @@ public final class NavigationSession: Sendable {
         roadSnappedLocationProvider = RoadSnappedLocationProvider(engine: engine)
         locationSimulator = LocationSimulator(engine: engine)
         engine.listeners.withLock { [navigator, roadSnappedLocationProvider] in
-            $0.navigatorFacade = navigator
-            $0.providerFacade = roadSnappedLocationProvider
+            $0 = $0.with(facades: (navigator, roadSnappedLocationProvider))
         }
     }
 

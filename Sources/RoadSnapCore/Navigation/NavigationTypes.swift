@@ -108,7 +108,18 @@ public enum SpeedAlertUnits: String, Hashable, Sendable {
 public struct NavInfo: Hashable, Sendable {
     public var navState: NavState
     /// The next maneuver to make (only while en route).
-    public var currentStep: RouteStep?
+    public var currentStep: RouteStep? {
+        get { currentStepIndex >= 0 && currentStepIndex < stepList.count ? stepList[currentStepIndex] : nil }
+        set {
+            stepList = newValue.map { [$0] } ?? []
+            currentStepIndex = newValue == nil ? -1 : 0
+        }
+    }
+    /// Where `currentStep` is kept: a step list (the navigator passes its leg's, shared) and the index of the
+    /// current step in it, -1 for none. A nav info then holds no copy of a step, and copying one (into an event, to
+    /// a listener) retains two arrays instead of a step's strings and lanes.
+    var stepList: [RouteStep]
+    var currentStepIndex: Int
     /// The steps after the current one, to the end of the current leg.
     public var remainingSteps: [RouteStep]
     /// Whether the route changed since the previous nav info.
@@ -122,7 +133,7 @@ public struct NavInfo: Hashable, Sendable {
     public var distanceToFinalDestinationMeters: Double
     public var timeToFinalDestinationSeconds: Double
     /// Speed limit of the road the driver is on, km/h in the direction of travel; nil when not tagged.
-    public var speedLimitKmh: Double? = nil
+    public var speedLimitKmh: Double?
 
     public init(navState: NavState, currentStep: RouteStep? = nil, remainingSteps: [RouteStep] = [],
                 routeChanged: Bool = false, distanceToCurrentStepMeters: Double = 0,
@@ -130,13 +141,58 @@ public struct NavInfo: Hashable, Sendable {
                 timeToNextDestinationSeconds: Double = 0, distanceToFinalDestinationMeters: Double = 0,
                 timeToFinalDestinationSeconds: Double = 0)
     {
-        self.navState = navState; self.currentStep = currentStep; self.remainingSteps = remainingSteps
+        self.init(navState: navState, stepList: currentStep.map { [$0] } ?? [],
+                  currentStepIndex: currentStep == nil ? -1 : 0, remainingSteps: remainingSteps,
+                  routeChanged: routeChanged,
+                  distanceToCurrentStepMeters: distanceToCurrentStepMeters,
+                  timeToCurrentStepSeconds: timeToCurrentStepSeconds,
+                  distanceToNextDestinationMeters: distanceToNextDestinationMeters,
+                  timeToNextDestinationSeconds: timeToNextDestinationSeconds,
+                  distanceToFinalDestinationMeters: distanceToFinalDestinationMeters,
+                  timeToFinalDestinationSeconds: timeToFinalDestinationSeconds, speedLimitKmh: nil)
+    }
+
+    /// Every stored value (the navigator builds a nav info in one go, its current step as
+    /// `stepList[currentStepIndex]`).
+    init(navState: NavState, stepList: [RouteStep], currentStepIndex: Int, remainingSteps: [RouteStep],
+         routeChanged: Bool, distanceToCurrentStepMeters: Double, timeToCurrentStepSeconds: Double,
+         distanceToNextDestinationMeters: Double, timeToNextDestinationSeconds: Double,
+         distanceToFinalDestinationMeters: Double, timeToFinalDestinationSeconds: Double, speedLimitKmh: Double?)
+    {
+        self.navState = navState; self.stepList = stepList; self.currentStepIndex = currentStepIndex
+        self.remainingSteps = remainingSteps
         self.routeChanged = routeChanged; self.distanceToCurrentStepMeters = distanceToCurrentStepMeters
         self.timeToCurrentStepSeconds = timeToCurrentStepSeconds
         self.distanceToNextDestinationMeters = distanceToNextDestinationMeters
         self.timeToNextDestinationSeconds = timeToNextDestinationSeconds
         self.distanceToFinalDestinationMeters = distanceToFinalDestinationMeters
         self.timeToFinalDestinationSeconds = timeToFinalDestinationSeconds
+        self.speedLimitKmh = speedLimitKmh
+    }
+
+    /// Equal when every public value is (the current step compared by value, not by where it is kept).
+    public static func == (a: NavInfo, b: NavInfo) -> Bool {
+        a.navState == b.navState && a.currentStep == b.currentStep && a.remainingSteps == b.remainingSteps
+            && a.routeChanged == b.routeChanged && a.distanceToCurrentStepMeters == b.distanceToCurrentStepMeters
+            && a.timeToCurrentStepSeconds == b.timeToCurrentStepSeconds
+            && a.distanceToNextDestinationMeters == b.distanceToNextDestinationMeters
+            && a.timeToNextDestinationSeconds == b.timeToNextDestinationSeconds
+            && a.distanceToFinalDestinationMeters == b.distanceToFinalDestinationMeters
+            && a.timeToFinalDestinationSeconds == b.timeToFinalDestinationSeconds && a.speedLimitKmh == b.speedLimitKmh
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(navState)
+        hasher.combine(currentStep)
+        hasher.combine(remainingSteps)
+        hasher.combine(routeChanged)
+        hasher.combine(distanceToCurrentStepMeters)
+        hasher.combine(timeToCurrentStepSeconds)
+        hasher.combine(distanceToNextDestinationMeters)
+        hasher.combine(timeToNextDestinationSeconds)
+        hasher.combine(distanceToFinalDestinationMeters)
+        hasher.combine(timeToFinalDestinationSeconds)
+        hasher.combine(speedLimitKmh)
     }
 
     /// Distance to the current step rounded for display.

@@ -8,15 +8,14 @@ public final class Navigator: Sendable {
     /// Adds a listener (held weakly); events arrive on the session's listener queue.
     public func add(_ listener: NavigatorListener) {
         engine.listeners.withLock {
-            $0.navigator.removeAll { $0.value == nil }
-            $0.navigator.append(WeakNavigatorListener(value: listener))
+            $0 = $0.with(navigator: $0.navigator.filter { $0.value != nil } + [WeakNavigatorListener(value: listener)])
         }
         engine.introduce(listener)
     }
 
     public func remove(_ listener: NavigatorListener) {
         engine.listeners.withLock {
-            $0.navigator.removeAll { $0.value == nil || $0.value === listener }
+            $0 = $0.with(navigator: $0.navigator.filter { $0.value != nil && $0.value !== listener })
         }
     }
 
@@ -159,14 +158,13 @@ public final class RoadSnappedLocationProvider: Sendable {
     /// Adds a listener (held weakly); locations arrive on the session's listener queue.
     public func add(_ listener: RoadSnappedLocationProviderListener) {
         engine.listeners.withLock {
-            $0.provider.removeAll { $0.value == nil }
-            $0.provider.append(WeakLocationListener(value: listener))
+            $0 = $0.with(provider: $0.provider.filter { $0.value != nil } + [WeakLocationListener(value: listener)])
         }
     }
 
     public func remove(_ listener: RoadSnappedLocationProviderListener) {
         engine.listeners.withLock {
-            $0.provider.removeAll { $0.value == nil || $0.value === listener }
+            $0 = $0.with(provider: $0.provider.filter { $0.value != nil && $0.value !== listener })
         }
     }
 

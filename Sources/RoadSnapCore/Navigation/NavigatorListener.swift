@@ -55,12 +55,16 @@ extension RoadSnappedLocationProviderListener {
     public func locationProvider(_ provider: RoadSnappedLocationProvider, didSkip fix: Fix, error: RoadSnapError) {}
 }
 
-/// A weak reference to a navigator listener.
-struct WeakNavigatorListener {
-    weak var value: NavigatorListener?
+/// A weak reference to a navigator listener, boxed: delivery reads it in place (a weak reference in a struct is
+/// copied, with its side table's count, each time the struct is read out of the listener list); a `let`, read
+/// without an exclusivity check.
+final class WeakNavigatorListener {
+    weak let value: NavigatorListener?
+    init(value: NavigatorListener) { self.value = value }
 }
 
-/// A weak reference to a location listener.
-struct WeakLocationListener {
-    weak var value: RoadSnappedLocationProviderListener?
+/// A weak reference to a location listener, boxed like `WeakNavigatorListener`.
+final class WeakLocationListener {
+    weak let value: RoadSnappedLocationProviderListener?
+    init(value: RoadSnappedLocationProviderListener) { self.value = value }
 }
