@@ -65,11 +65,36 @@ static int rsc_relax(rsc_matcher *m, int32_t from, double dist, double pen, int3
     return 1;
 }
 
-/* Makes sure the cache holds the search from `src` to at least `need` metres. Returns 0 on out of memory. */
-int rsc_search(rsc_matcher *m, int32_t src, double need) {
+/* The key (metres driven plus penalties from the source arc's head) from which no further label of a per-arc search
+ * can raise a state of the goal's layer: a label keyed k reaching candidate arc j gives a route of at least
+ * rem + k + offset_j, so a score of at most score - (rem + k + offset_j - ref) / beta (|route - great circle|, or
+ * - travelled, is at least route - ref); once that is no better than state j's score, j is done. The largest such
+ * key over the candidate arcs not settled yet (+infinity while one is unreached), with a micrometre to spare for
+ * rounding; -infinity when every one is settled. */
+static double rsc_goal_stop(const rsc_matcher *m, const rsc_search_goal *goal) {
+    double stop = -INFINITY;
+    for (int j = 0; j < goal->count; j++) {
+        const rsc_state *c = &goal->cur[j];
+        int32_t a = c->arc;
+        if (m->d_stamp[a] == m->search_stamp && m->d_best[a] < 0) continue; /* settled */
+        if (!(c->score > -INFINITY)) return INFINITY;
+        double k = (goal->score - c->score) / goal->inv_beta - goal->rem - c->offset + goal->ref + 1e-6;
+        if (k > stop) stop = k;
+    }
+    return stop;
+}
+
+/* Makes sure the cache holds the search from `src` to at least `need` metres (with a goal, see cshims_match_internal.h:
+ * to where it could stop). Returns 0 on out of memory. */
+int rsc_search(rsc_matcher *m, int32_t src, double need, const rsc_search_goal *goal) {
     if (m->c_stamp[src] == m->run_stamp && m->c_bound[src] >= need) return 1;
-    double bound = need + m->p->search_floor;
-    if (m->c_stamp[src] == m->run_stamp && bound < 2 * m->c_bound[src]) bound = 2 * m->c_bound[src];
+    /* Searched further than needed (the floor, at least twice the last bound) for the next fixes to reuse; with a
+     * goal, only as far as needed. */
+    double bound = need;
+    if (!goal) {
+        bound += m->p->search_floor;
+        if (m->c_stamp[src] == m->run_stamp && bound < 2 * m->c_bound[src]) bound = 2 * m->c_bound[src];
+    }
     const rsc_match_graph *g = m->g;
     if (++m->search_stamp == 0) {
         memset(m->d_stamp, 0, g->arc_count * sizeof(uint32_t));
@@ -77,13 +102,22 @@ int rsc_search(rsc_matcher *m, int32_t src, double need) {
     }
     int32_t start = (int32_t)m->entry_n;
     m->heap_n = 0;
+    double stop = goal ? rsc_goal_stop(m, goal) : INFINITY;
+    double reached = bound; /* every arc keyed up to this is settled */
     if (!rsc_relax(m, src, 0.0, 0.0, -1, bound)) return 0;
     while (m->heap_n > 0) {
         rsc_heap_item it = rsc_heap_pop(m);
         if (it.key > m->d_best[it.arc]) continue;         /* stale */
         if (it.key > bound) break;
+        if (it.key > stop) {
+            /* no label from here on raises a state of the goal's layer: keep what was settled (every arc keyed
+             * below this label's key) */
+            reached = nextafter(it.key, -INFINITY);
+            break;
+        }
         /* Mark settled: a key below any reachable distance prevents re-settling. */
         m->d_best[it.arc] = -1.0;
+        if (goal && m->t_stamp[it.arc] == m->layer_stamp) stop = rsc_goal_stop(m, goal);
         if (!RSC_GROW(m->entries, m->entry_cap, m->entry_n + 1)) return 0;
         int32_t idx = (int32_t)m->entry_n++;
         m->entries[idx].arc = it.arc;
@@ -95,7 +129,7 @@ int rsc_search(rsc_matcher *m, int32_t src, double need) {
     m->c_stamp[src] = m->run_stamp;
     m->c_start[src] = start;
     m->c_count[src] = (int32_t)m->entry_n - start;
-    m->c_bound[src] = bound;
+    m->c_bound[src] = reached;
     return 1;
 }
 
