@@ -179,8 +179,22 @@ static inline double rsc_transition_score(double from_score, double d, double pe
  * search's failure (RSC_EGEOS, with rsc_query_failure saying what failed). */
 RSC_HIDDEN int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max);
 
-/* match_route.c: makes sure the cache holds the search from `src` to at least `need` metres. 0 on out of memory. */
-RSC_HIDDEN int rsc_search(rsc_matcher *m, int32_t src, double need);
+/* What a per-arc search is for, when it may stop before its bound (sparse fixes, where the next transition seldom
+ * reuses it): the layer being scored (`count` states at `cur`, its arcs marked with the layer stamp) from a source
+ * state scored `score` with `rem` metres left on its arc; `ref` is max(great circle, travelled), `inv_beta` the
+ * transition's. */
+typedef struct rsc_search_goal {
+    const rsc_state *cur;
+    int count;
+    double score, rem, ref, inv_beta;
+} rsc_search_goal;
+
+/* match_route.c: makes sure the cache holds the search from `src` to at least `need` metres. With a goal (else
+ * NULL), the search may stop once no arc it has not settled could raise a state of the layer: every candidate arc
+ * is settled or its state already scores at least what a route as long as the next label could give (the cache then
+ * holds the search to the last label settled). The transition's results are the same either way. 0 on out of
+ * memory. */
+RSC_HIDDEN int rsc_search(rsc_matcher *m, int32_t src, double need, const rsc_search_goal *goal);
 /* match_route.c: one search for a whole transition from every expanded previous state at once. 0, or -1 on out of
  * memory. */
 RSC_HIDDEN int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_state *cur, int count,

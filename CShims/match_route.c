@@ -5,8 +5,9 @@
 
 /* Bounded route search from the head of `src` (Dijkstra over arcs), results appended to the entry pool. */
 
-static int rsc_heap_push2(rsc_matcher *m, double key, double dist, double gv, int32_t arc, int32_t parent, int32_t src) {
-    if (!RSC_GROW(m->heap, m->heap_cap, m->heap_n + 1)) return 0;
+/* Pushes a label onto a heap already grown to hold it. */
+static inline void rsc_heap_put(rsc_matcher *m, double key, double dist, double gv, int32_t arc, int32_t parent,
+                                int32_t src) {
     size_t i = m->heap_n++;
     while (i > 0) {
         size_t up = (i - 1) / 2;
@@ -20,6 +21,11 @@ static int rsc_heap_push2(rsc_matcher *m, double key, double dist, double gv, in
     m->heap[i].arc = arc;
     m->heap[i].parent = parent;
     m->heap[i].src = src;
+}
+
+static int rsc_heap_push2(rsc_matcher *m, double key, double dist, double gv, int32_t arc, int32_t parent, int32_t src) {
+    if (!RSC_GROW(m->heap, m->heap_cap, m->heap_n + 1)) return 0;
+    rsc_heap_put(m, key, dist, gv, arc, parent, src);
     return 1;
 }
 
@@ -65,11 +71,36 @@ static int rsc_relax(rsc_matcher *m, int32_t from, double dist, double pen, int3
     return 1;
 }
 
-/* Makes sure the cache holds the search from `src` to at least `need` metres. Returns 0 on out of memory. */
-int rsc_search(rsc_matcher *m, int32_t src, double need) {
+/* The key (metres driven plus penalties from the source arc's head) from which no further label of a per-arc search
+ * can raise a state of the goal's layer: a label keyed k reaching candidate arc j gives a route of at least
+ * rem + k + offset_j, so a score of at most score - (rem + k + offset_j - ref) / beta (|route - great circle|, or
+ * - travelled, is at least route - ref); once that is no better than state j's score, j is done. The largest such
+ * key over the candidate arcs not settled yet (+infinity while one is unreached), with a micrometre to spare for
+ * rounding; -infinity when every one is settled. */
+static double rsc_goal_stop(const rsc_matcher *m, const rsc_search_goal *goal) {
+    double stop = -INFINITY;
+    for (int j = 0; j < goal->count; j++) {
+        const rsc_state *c = &goal->cur[j];
+        int32_t a = c->arc;
+        if (m->d_stamp[a] == m->search_stamp && m->d_best[a] < 0) continue; /* settled */
+        if (!(c->score > -INFINITY)) return INFINITY;
+        double k = (goal->score - c->score) / goal->inv_beta - goal->rem - c->offset + goal->ref + 1e-6;
+        if (k > stop) stop = k;
+    }
+    return stop;
+}
+
+/* Makes sure the cache holds the search from `src` to at least `need` metres (with a goal, see cshims_match_internal.h:
+ * to where it could stop). Returns 0 on out of memory. */
+int rsc_search(rsc_matcher *m, int32_t src, double need, const rsc_search_goal *goal) {
     if (m->c_stamp[src] == m->run_stamp && m->c_bound[src] >= need) return 1;
-    double bound = need + m->p->search_floor;
-    if (m->c_stamp[src] == m->run_stamp && bound < 2 * m->c_bound[src]) bound = 2 * m->c_bound[src];
+    /* Searched further than needed (the floor, at least twice the last bound) for the next fixes to reuse; with a
+     * goal, only as far as needed. */
+    double bound = need;
+    if (!goal) {
+        bound += m->p->search_floor;
+        if (m->c_stamp[src] == m->run_stamp && bound < 2 * m->c_bound[src]) bound = 2 * m->c_bound[src];
+    }
     const rsc_match_graph *g = m->g;
     if (++m->search_stamp == 0) {
         memset(m->d_stamp, 0, g->arc_count * sizeof(uint32_t));
@@ -77,13 +108,22 @@ int rsc_search(rsc_matcher *m, int32_t src, double need) {
     }
     int32_t start = (int32_t)m->entry_n;
     m->heap_n = 0;
+    double stop = goal ? rsc_goal_stop(m, goal) : INFINITY;
+    double reached = bound; /* every arc keyed up to this is settled */
     if (!rsc_relax(m, src, 0.0, 0.0, -1, bound)) return 0;
     while (m->heap_n > 0) {
         rsc_heap_item it = rsc_heap_pop(m);
         if (it.key > m->d_best[it.arc]) continue;         /* stale */
         if (it.key > bound) break;
+        if (it.key > stop) {
+            /* no label from here on raises a state of the goal's layer: keep what was settled (every arc keyed
+             * below this label's key) */
+            reached = nextafter(it.key, -INFINITY);
+            break;
+        }
         /* Mark settled: a key below any reachable distance prevents re-settling. */
         m->d_best[it.arc] = -1.0;
+        if (goal && m->t_stamp[it.arc] == m->layer_stamp) stop = rsc_goal_stop(m, goal);
         if (!RSC_GROW(m->entries, m->entry_cap, m->entry_n + 1)) return 0;
         int32_t idx = (int32_t)m->entry_n++;
         m->entries[idx].arc = it.arc;
@@ -95,7 +135,7 @@ int rsc_search(rsc_matcher *m, int32_t src, double need) {
     m->c_stamp[src] = m->run_stamp;
     m->c_start[src] = start;
     m->c_count[src] = (int32_t)m->entry_n - start;
-    m->c_bound[src] = bound;
+    m->c_bound[src] = reached;
     return 1;
 }
 
@@ -226,26 +266,42 @@ int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_s
             if (est < 0) est = 0;
         }
         if (dist + est > bound) continue;
-        for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
-            int32_t c = g->out_arcs[k];
-            double pc = g->arc_head[c] == origin ? p->uturn_penalty : 0.0;
-            double gv = it.g + g->arc_length[it.arc] + pc;
-            if (m->t_stamp[c] == m->layer_stamp && !(m->d_stamp[c] == m->search_stamp && m->d_best[c] < 0)) {
+        /* loop invariants in locals (the stores below could alias the matcher's fields), the heap grown once */
+        int32_t k0 = g->out_start[h], k1 = g->out_start[h + 1];
+        if (!RSC_GROW(m->heap, m->heap_cap, m->heap_n + (size_t)(k1 - k0))) return -1;
+        const int32_t *out_arcs = g->out_arcs, *arc_head = g->arc_head;
+        const uint32_t *t_stamp = m->t_stamp;
+        uint32_t *d_stamp = m->d_stamp;
+        double *d_best = m->d_best;
+        const uint32_t layer_stamp = m->layer_stamp, search_stamp = m->search_stamp;
+        const double uturn = p->uturn_penalty, src_score = prv[it.src].score;
+        const double g_next = it.g + g->arc_length[it.arc];
+        const int32_t from = it.arc, src = it.src;
+        const int restricted = g->r_start && g->r_start[from >> 1] != g->r_start[(from >> 1) + 1];
+        for (int32_t k = k0; k < k1; k++) {
+            int32_t c = out_arcs[k];
+            double pc = arc_head[c] == origin ? uturn : 0.0;
+            double gv = g_next + pc;
+            int settled_or_better = d_stamp[c] == search_stamp;
+            int allowed = -1; /* the turn restriction, looked up once when needed */
+            if (t_stamp[c] == layer_stamp && !(settled_or_better && d_best[c] < 0)) {
                 /* Every label arriving at a candidate arc is scored exactly (|route - gc|), not only the one
                  * that settles it: where routes are shorter than the straight line the ranking differs. */
-                if (!rsc_turn_allowed(g, it.arc, c)) continue;
+                allowed = !restricted || rsc_turn_allowed(g, from, c);
+                if (!allowed) continue;
                 int j = m->t_idx[c];
                 double d = dist + cur[j].offset;
-                double sc = rsc_transition_score(prv[it.src].score, d, pen + pc, gc, travelled, inv_beta);
+                double sc = rsc_transition_score(src_score, d, pen + pc, gc, travelled, inv_beta);
                 if (d <= bound && sc > cur[j].score &&
-                    rsc_joint_consider(m, prv, cur, j, it.src, c, idx, dist, pen + pc, d, sc, gc) < 0)
+                    rsc_joint_consider(m, prv, cur, j, src, c, idx, dist, pen + pc, d, sc, gc) < 0)
                     return -1;
             }
-            if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= gv) continue;
-            if (!rsc_turn_allowed(g, it.arc, c)) continue;
-            m->d_stamp[c] = m->search_stamp;
-            m->d_best[c] = gv;
-            if (!rsc_heap_push2(m, gv + est, dist, gv, c, idx, it.src)) return -1;
+            if (settled_or_better && d_best[c] <= gv) continue;
+            if (allowed < 0) allowed = !restricted || rsc_turn_allowed(g, from, c);
+            if (!allowed) continue;
+            d_stamp[c] = search_stamp;
+            d_best[c] = gv;
+            rsc_heap_put(m, gv + est, dist, gv, c, idx, src); /* grown above */
         }
     }
     return 0;

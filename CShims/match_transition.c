@@ -61,7 +61,9 @@ int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
     } while (0)
 
     /* Sparse fixes: one search from every previous candidate at once (below); dense ones: cached per arc. */
-    int joint = interval >= p->joint_interval && gc >= 10.0 * p->joint_interval;
+    int sparse = interval >= p->joint_interval;
+    int joint = sparse && gc >= 10.0 * p->joint_interval;
+    double ref = travelled == travelled && travelled > gc ? travelled : gc;
     for (int i = 0; i < prev->count; i++) {
         if (!(prv[i].score >= floor_score)) continue;
         int32_t a = prv[i].arc;
@@ -93,7 +95,9 @@ int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         if (joint) continue;
         double need = bound - rem;
         if (need < 0) continue;
-        if (!rsc_search(m, a, need)) return -1;
+        /* sparse fixes: the search stops once it can no longer change this layer (the next seldom reuses it) */
+        rsc_search_goal goal = {cur, count, prv[i].score, rem, ref, inv_beta};
+        if (!rsc_search(m, a, need, sparse ? &goal : NULL)) return -1;
         const rsc_entry *en = &m->entries[m->c_start[a]];
         int32_t ne = m->c_count[a];
         for (int32_t k = 0; k < ne; k++) {

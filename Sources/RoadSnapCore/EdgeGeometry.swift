@@ -51,7 +51,12 @@ extension RoadNetwork {
     /// WGS84 vertices by the local-frame segment lengths (no projection call); a vertex itself where the offset
     /// reaches it exactly.
     public func coordinate(onEdge e: Int, offset: Double) -> GeoCoordinate {
-        let pos = position(onEdge: e, offset: offset)
+        coordinate(at: position(onEdge: e, offset: offset), shape)
+    }
+
+    /// The WGS84 point at a position (the one interpolation of `coordinate(onEdge:offset:)` and `forEachPoint`).
+    @inline(__always)
+    func coordinate(at pos: EdgePosition, _ shape: MappedArray<GeoCoordinate>) -> GeoCoordinate {
         let p = shape[pos.index], q = shape[pos.index + 1]
         guard pos.length > 0, pos.along < pos.length else { return q }
         let t = pos.along / pos.length
@@ -76,7 +81,55 @@ extension RoadNetwork {
 
     /// The part of edge `e` between geometry offsets `lo` ≤ `hi`, in geometry order: the point at `lo`, every vertex
     /// whose offset lies strictly between them, the point at `hi` (repeats are the caller's to drop).
+    ///
+    /// One walk along the segments gives all three, with the arithmetic of `position(onEdge:offset:)` (a remainder
+    /// counted down per end) and `forEachVertex` (the offsets summed), so the points are those of the three walks it
+    /// replaces (a matched path's geometry walks every step's edge: most of its cost at sparse sampling). When
+    /// rounding lets a vertex pass `lo` before the remainder for `lo` reaches its segment (the point at `lo` must
+    /// come first), it falls back to the three walks.
     func forEachPoint(ofEdge e: Int, from lo: Double, to hi: Double, _ body: (GeoCoordinate) -> Void) {
+        let r = edges[e].shapeRange
+        let local = localShape, shape = shape
+        var remLo = max(0, lo), remHi = max(0, hi), acc = 0.0
+        var atLo: EdgePosition? = nil, atHi: EdgePosition? = nil
+        var i = r.lowerBound
+        while i + 1 < r.upperBound {
+            let a = local[i], b = local[i + 1]
+            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            if atLo == nil {
+                if remLo <= len, len > 0 {
+                    let pos = EdgePosition(index: i, along: remLo, length: len)
+                    atLo = pos
+                    body(coordinate(at: pos, shape))
+                } else {
+                    remLo -= len
+                }
+            }
+            if atHi == nil {
+                if remHi <= len, len > 0 { atHi = EdgePosition(index: i, along: remHi, length: len) } else { remHi -= len }
+            }
+            acc += len
+            if acc > lo && acc < hi {
+                guard atLo != nil else { return forEachPointInThreeWalks(ofEdge: e, from: lo, to: hi, body) }
+                body(shape[i + 1])
+            }
+            if atLo != nil && atHi != nil && acc >= hi { break }  // the offsets only grow: no vertex is left before hi
+            i += 1
+        }
+        let last = r.upperBound - 2
+        if atLo == nil || atHi == nil {
+            let a = local[last], b = local[last + 1]
+            let len = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
+            let end = EdgePosition(index: last, along: len, length: len)  // past the end, as position(onEdge:offset:)
+            if atLo == nil { body(coordinate(at: end, shape)) }
+            if atHi == nil { atHi = end }
+        }
+        if let atHi { body(coordinate(at: atHi, shape)) }
+    }
+
+    /// `forEachPoint` as three walks: the point at `lo`, the vertices between, the point at `hi`.
+    private func forEachPointInThreeWalks(ofEdge e: Int, from lo: Double, to hi: Double,
+                                          _ body: (GeoCoordinate) -> Void) {
         body(coordinate(onEdge: e, offset: lo))
         let shape = shape
         forEachVertex(ofEdge: e, between: lo, and: hi) { body(shape[$0]) }
