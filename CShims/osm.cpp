@@ -1,7 +1,9 @@
 // OSM reading through libosmium, behind the C functions of cshims.h. Every exception is caught here.
 #include "cshims.h"
+#include "cshims_osmium_internal.h"
 
 #include <osmium/io/any_input.hpp>
+#include <osmium/io/detail/input_format.hpp>
 #include <osmium/osm/node.hpp>
 #include <osmium/osm/relation.hpp>
 #include <osmium/osm/way.hpp>
@@ -13,9 +15,14 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <future>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -176,6 +183,60 @@ int check_pbf_framing(const char *path, char *err, size_t errlen) {
     }
 }
 
+// libosmium 2.19's PBF parser reads the file descriptor its Reader opened and closes it at the end of a successful
+// parse only: on a malformed file (any exception from the parser) the descriptor stayed open, one per failed read,
+// until the process ran out of them (found by the osm-pbf fuzz target's descriptor check). This parser runs
+// libosmium's and closes the descriptor when it throws. It reports the error as Parser::parse does, except that a
+// header already given by libosmium's parser (the failure came later, in a data blob) is not given again (a second
+// std::promise::set_* would throw std::future_error out of the parser thread: std::terminate).
+class DescriptorClosingPBFParser final : public osmium::io::detail::Parser {
+    std::unique_ptr<osmium::io::detail::Parser> m_parser;
+    int m_fd;
+
+public:
+    DescriptorClosingPBFParser(osmium::io::detail::parser_arguments &args,
+                               const osmium::io::detail::ParserFactory::create_parser_type &libosmium_parser)
+        : Parser(args), m_parser(libosmium_parser(args)), m_fd(args.fd) {}
+
+    void run() override {
+        try {
+            m_parser->run();
+        } catch (...) {
+            if (m_fd >= 0) ::close(m_fd);
+            try {
+                set_header_exception(std::current_exception());
+            } catch (const std::future_error &) {
+                // libosmium's parser gave the header already.
+            }
+            throw;
+        }
+    }
+};
+
+void install_descriptor_closing_pbf_parser() {
+    auto &factory = osmium::io::detail::ParserFactory::instance();
+    // After static initialisation, which registers libosmium's parser (once per translation unit including it).
+    osmium::io::detail::ParserFactory::create_parser_type libosmium_parser =
+        factory.get_creator_function(osmium::io::File{"any.osm.pbf"});
+    factory.register_parser(osmium::io::file_format::pbf,
+                            [libosmium_parser](osmium::io::detail::parser_arguments &args) {
+                                return std::unique_ptr<osmium::io::detail::Parser>(
+                                    new DescriptorClosingPBFParser{args, libosmium_parser});
+                            });
+}
+
+}  // namespace
+
+int rsc_osmium_before_read(const char *path, const osmium::io::File &file, char *err, size_t errlen) {
+    static std::once_flag installed;
+    std::call_once(installed, install_descriptor_closing_pbf_parser);
+    if (file.format() == osmium::io::file_format::pbf && file.compression() == osmium::io::file_compression::none)
+        return check_pbf_framing(path, err, errlen);
+    return RSC_OK;
+}
+
+namespace {
+
 int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
     std::FILE *probe = std::fopen(path, "rb");
     if (!probe) {
@@ -184,10 +245,8 @@ int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
     }
     std::fclose(probe);
     osmium::io::File file{path};
-    if (file.format() == osmium::io::file_format::pbf && file.compression() == osmium::io::file_compression::none) {
-        int rc = check_pbf_framing(path, err, errlen);
-        if (rc != RSC_OK) return rc;
-    }
+    int rc = rsc_osmium_before_read(path, file, err, errlen);
+    if (rc != RSC_OK) return rc;
     // A pool of our own instead of libosmium's process-wide default one, whose threads would live until exit:
     // these end when this function returns.
     osmium::thread::Pool pool{};

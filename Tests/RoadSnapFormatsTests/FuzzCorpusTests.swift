@@ -128,6 +128,65 @@ import Testing
     }
 }
 
+/// The `osm-pbf` target's descriptor check (issue 16, session 7): a well-framed header blob whose one byte of data is
+/// not a valid blob. libosmium's PBF parser owns the descriptor its reader opened and closed it only after a
+/// successful parse, so every malformed PBF file left one open (a million fuzz inputs ran the process out of them).
+/// The shim's parser closes it when libosmium's throws, for the road reader and the area reader alike.
+@Suite struct PBFDescriptorTests {
+    static let crasher = FuzzCorpusTests.corpus + "/osm-pbf/leak-fd-header-blob-data-39dc42eb"
+
+    /// Descriptors of this process open on `path` (a deleted file's link reads "path (deleted)").
+    func descriptors(on path: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").filter { fd in
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd)) ?? "").hasPrefix(path)
+        }
+    }
+
+    func malformedFile() throws -> (dir: URL, path: String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-pbf-fd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("map.osm.pbf").path
+        try AtomicFile.write(try FileIO.read(path: Self.crasher), to: path)
+        return (dir, path)
+    }
+
+    @Test func aMalformedFileIsRefusedAndClosedByTheRoadReader() throws {
+        let (dir, path) = try malformedFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for _ in 0..<3 {
+            #expect {
+                _ = try RoadNetwork.load(osmPath: path)
+            } throws: { error in
+                "\(error)".contains(path) && "\(error)".contains("not a readable OSM file")
+            }
+        }
+        #expect(try descriptors(on: path) == [])
+    }
+
+    @Test func aMalformedFileIsRefusedAndClosedByTheAreaReader() throws {
+        let (dir, path) = try malformedFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for _ in 0..<3 {
+            #expect {
+                _ = try OSMAreaArrays(osmPath: path)
+            } throws: { error in
+                "\(error)".contains(path) && "\(error)".contains("reading areas")
+            }
+        }
+        #expect(try descriptors(on: path) == [])
+    }
+
+    @Test func aWellFormedFileIsClosedToo() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-pbf-fd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("map.osm.pbf").path
+        try AtomicFile.write(try FileIO.read(path: PBFFramingTests.seed), to: path)
+        #expect(try RoadNetwork.load(osmPath: path).edges.count > 0)
+        #expect(try descriptors(on: path) == [])
+    }
+}
+
 /// The `geojson-network` target timed out (issue 16) on roads 150 km and 2,700 km long: the index's cell cache ran
 /// one STRtree query per cell of the whole grid (2.8 M cells here, nearly all empty; 2.25 s in a debug build, far
 /// more under ASan). Cells are now filled along each segment (cost: the cells near roads): the cache still answers
