@@ -4,13 +4,17 @@
 
 #include <osmium/io/any_input.hpp>
 #include <osmium/io/detail/input_format.hpp>
+
+#include <expat.h>
 #include <osmium/osm/node.hpp>
 #include <osmium/osm/relation.hpp>
 #include <osmium/osm/way.hpp>
 #include <osmium/thread/pool.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -226,6 +231,77 @@ void install_descriptor_closing_pbf_parser() {
                             });
 }
 
+// libosmium 2.19 reads an XML coordinate (lat="45.24E38032") by scaling its digits by its exponent in a 64-bit
+// integer before its range check: a large exponent overflows (undefined behaviour: a UBSan trap under the osm-xml
+// fuzz target, a wrong coordinate kept in a plain build). So a pass of expat (libosmium's parser, with its defaults)
+// over the decompressed XML first refuses every coordinate attribute libosmium reads whose value is 1e9 or more in
+// magnitude (libosmium refuses anything beyond 214.7483647 itself; below 1e9 its arithmetic cannot overflow). Any
+// other fault (malformed XML, entity declarations) is left to libosmium, which reports it as before.
+const char *const kCoordinateAttributes[] = {"lat",    "lon",    "minlat",  "minlon",  "maxlat",
+                                             "maxlon", "min_lat", "min_lon", "max_lat", "max_lon"};
+
+struct CoordinateCheck {
+    XML_Parser parser;
+    std::string failure;
+};
+
+void XMLCALL coordinate_check_start(void *data, const XML_Char *element, const XML_Char **attrs) {
+    auto *check = static_cast<CoordinateCheck *>(data);
+    for (const XML_Char **a = attrs; a[0] && a[1]; a += 2) {
+        bool coordinate = false;
+        for (const char *name : kCoordinateAttributes) coordinate = coordinate || std::strcmp(a[0], name) == 0;
+        if (!coordinate) continue;
+        double value = std::strtod(a[1], nullptr);
+        if (std::isnan(value) || std::fabs(value) < 1e9) continue;
+        check->failure = std::string("coordinate ") + a[0] + "=\"" + std::string(a[1]).substr(0, 40) + "\" of <" +
+                         element + "> at line " + std::to_string(XML_GetCurrentLineNumber(check->parser)) +
+                         " is out of range";
+        XML_StopParser(check->parser, XML_FALSE);
+        return;
+    }
+}
+
+void XMLCALL coordinate_check_entity(void *data, const XML_Char *, int, const XML_Char *, int, const XML_Char *,
+                                     const XML_Char *, const XML_Char *, const XML_Char *) {
+    XML_StopParser(static_cast<CoordinateCheck *>(data)->parser, XML_FALSE);  // libosmium refuses these itself
+}
+
+bool read_small_file(const char *path, std::size_t limit, std::string &contents);
+
+int check_xml_coordinates(const char *path, const osmium::io::File &file, char *err, size_t errlen) {
+    CoordinateCheck check{XML_ParserCreate(nullptr), {}};
+    if (!check.parser) throw std::bad_alloc();
+    struct Freer { XML_Parser p; ~Freer() { XML_ParserFree(p); } } freer{check.parser};
+    XML_SetUserData(check.parser, &check);
+    XML_SetStartElementHandler(check.parser, coordinate_check_start);
+    XML_SetEntityDeclHandler(check.parser, coordinate_check_entity);
+    std::string contents;
+    if (file.compression() == osmium::io::file_compression::none &&
+        read_small_file(path, osmium::io::Decompressor::input_buffer_size, contents)) {
+        XML_Parse(check.parser, contents.data(), static_cast<int>(contents.size()), XML_TRUE);
+        if (check.failure.empty()) return RSC_OK;
+        set_err(err, errlen, "not a readable OSM file: " + check.failure);
+        return RSC_EFORMAT;
+    }
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return RSC_OK;  // libosmium reports it
+    // The decompressor owns the descriptor (closed by close() or its destructor).
+    std::unique_ptr<osmium::io::Decompressor> input =
+        osmium::io::CompressionFactory::instance().create_decompressor(file.compression(), fd);
+    for (;;) {
+        std::string chunk = input->read();
+        bool last = chunk.empty();
+        if (XML_Parse(check.parser, chunk.data(), static_cast<int>(chunk.size()), last ? XML_TRUE : XML_FALSE) !=
+                XML_STATUS_OK ||
+            last)
+            break;
+    }
+    input->close();
+    if (check.failure.empty()) return RSC_OK;
+    set_err(err, errlen, "not a readable OSM file: " + check.failure);
+    return RSC_EFORMAT;
+}
+
 }  // namespace
 
 int rsc_osmium_before_read(const char *path, const osmium::io::File &file, char *err, size_t errlen) {
@@ -233,6 +309,7 @@ int rsc_osmium_before_read(const char *path, const osmium::io::File &file, char 
     std::call_once(installed, install_descriptor_closing_pbf_parser);
     if (file.format() == osmium::io::file_format::pbf && file.compression() == osmium::io::file_compression::none)
         return check_pbf_framing(path, err, errlen);
+    if (file.format() == osmium::io::file_format::xml) return check_xml_coordinates(path, file, err, errlen);
     return RSC_OK;
 }
 
