@@ -1,21 +1,34 @@
 // OSM reading through libosmium, behind the C functions of cshims.h. Every exception is caught here.
 #include "cshims.h"
+#include "cshims_osmium_internal.h"
 
 #include <osmium/io/any_input.hpp>
+#include <osmium/io/detail/input_format.hpp>
+
+#include <expat.h>
 #include <osmium/osm/node.hpp>
 #include <osmium/osm/relation.hpp>
 #include <osmium/osm/way.hpp>
 #include <osmium/thread/pool.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <future>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -176,6 +189,146 @@ int check_pbf_framing(const char *path, char *err, size_t errlen) {
     }
 }
 
+// libosmium 2.19's PBF parser reads the file descriptor its Reader opened and closes it at the end of a successful
+// parse only: on a malformed file (any exception from the parser) the descriptor stayed open, one per failed read,
+// until the process ran out of them (found by the osm-pbf fuzz target's descriptor check). This parser runs
+// libosmium's and closes the descriptor when it throws. It reports the error as Parser::parse does, except that a
+// header already given by libosmium's parser (the failure came later, in a data blob) is not given again (a second
+// std::promise::set_* would throw std::future_error out of the parser thread: std::terminate).
+class DescriptorClosingPBFParser final : public osmium::io::detail::Parser {
+    std::unique_ptr<osmium::io::detail::Parser> m_parser;
+    int m_fd;
+
+public:
+    DescriptorClosingPBFParser(osmium::io::detail::parser_arguments &args,
+                               const osmium::io::detail::ParserFactory::create_parser_type &libosmium_parser)
+        : Parser(args), m_parser(libosmium_parser(args)), m_fd(args.fd) {}
+
+    void run() override {
+        try {
+            m_parser->run();
+        } catch (...) {
+            if (m_fd >= 0) ::close(m_fd);
+            try {
+                set_header_exception(std::current_exception());
+            } catch (const std::future_error &) {
+                // libosmium's parser gave the header already.
+            }
+            throw;
+        }
+    }
+};
+
+void install_descriptor_closing_pbf_parser() {
+    auto &factory = osmium::io::detail::ParserFactory::instance();
+    // After static initialisation, which registers libosmium's parser (once per translation unit including it).
+    osmium::io::detail::ParserFactory::create_parser_type libosmium_parser =
+        factory.get_creator_function(osmium::io::File{"any.osm.pbf"});
+    factory.register_parser(osmium::io::file_format::pbf,
+                            [libosmium_parser](osmium::io::detail::parser_arguments &args) {
+                                return std::unique_ptr<osmium::io::detail::Parser>(
+                                    new DescriptorClosingPBFParser{args, libosmium_parser});
+                            });
+}
+
+// libosmium 2.19 reads an XML coordinate (lat="45.24E38032") by scaling its digits by its exponent in a 64-bit
+// integer before its range check: a large exponent overflows (undefined behaviour: a UBSan trap under the osm-xml
+// fuzz target, a wrong coordinate kept in a plain build). So a pass of expat (libosmium's parser, with its defaults)
+// over the decompressed XML first refuses every coordinate attribute libosmium reads whose value is 1e9 or more in
+// magnitude (libosmium refuses anything beyond 214.7483647 itself; below 1e9 its arithmetic cannot overflow). Any
+// other fault (malformed XML, entity declarations) is left to libosmium, which reports it as before.
+const char *const kCoordinateAttributes[] = {"lat",    "lon",    "minlat",  "minlon",  "maxlat",
+                                             "maxlon", "min_lat", "min_lon", "max_lat", "max_lon"};
+
+struct CoordinateCheck {
+    XML_Parser parser;
+    std::string failure;
+};
+
+void XMLCALL coordinate_check_start(void *data, const XML_Char *element, const XML_Char **attrs) {
+    auto *check = static_cast<CoordinateCheck *>(data);
+    for (const XML_Char **a = attrs; a[0] && a[1]; a += 2) {
+        bool coordinate = false;
+        for (const char *name : kCoordinateAttributes) coordinate = coordinate || std::strcmp(a[0], name) == 0;
+        if (!coordinate) continue;
+        double value = std::strtod(a[1], nullptr);
+        if (std::isnan(value) || std::fabs(value) < 1e9) continue;
+        check->failure = std::string("coordinate ") + a[0] + "=\"" + std::string(a[1]).substr(0, 40) + "\" of <" +
+                         element + "> at line " + std::to_string(XML_GetCurrentLineNumber(check->parser)) +
+                         " is out of range";
+        XML_StopParser(check->parser, XML_FALSE);
+        return;
+    }
+}
+
+void XMLCALL coordinate_check_entity(void *data, const XML_Char *, int, const XML_Char *, int, const XML_Char *,
+                                     const XML_Char *, const XML_Char *, const XML_Char *) {
+    XML_StopParser(static_cast<CoordinateCheck *>(data)->parser, XML_FALSE);  // libosmium refuses these itself
+}
+
+bool read_small_file(const char *path, std::size_t limit, std::string &contents);
+
+int check_xml_coordinates(const char *path, const osmium::io::File &file, char *err, size_t errlen) {
+    CoordinateCheck check{XML_ParserCreate(nullptr), {}};
+    if (!check.parser) throw std::bad_alloc();
+    struct Freer { XML_Parser p; ~Freer() { XML_ParserFree(p); } } freer{check.parser};
+    XML_SetUserData(check.parser, &check);
+    XML_SetStartElementHandler(check.parser, coordinate_check_start);
+    XML_SetEntityDeclHandler(check.parser, coordinate_check_entity);
+    std::string contents;
+    if (file.compression() == osmium::io::file_compression::none &&
+        read_small_file(path, osmium::io::Decompressor::input_buffer_size, contents)) {
+        XML_Parse(check.parser, contents.data(), static_cast<int>(contents.size()), XML_TRUE);
+        if (check.failure.empty()) return RSC_OK;
+        set_err(err, errlen, "not a readable OSM file: " + check.failure);
+        return RSC_EFORMAT;
+    }
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return RSC_OK;  // libosmium reports it
+    // The decompressor owns the descriptor (closed by close() or its destructor).
+    std::unique_ptr<osmium::io::Decompressor> input =
+        osmium::io::CompressionFactory::instance().create_decompressor(file.compression(), fd);
+    for (;;) {
+        std::string chunk = input->read();
+        bool last = chunk.empty();
+        if (XML_Parse(check.parser, chunk.data(), static_cast<int>(chunk.size()), last ? XML_TRUE : XML_FALSE) !=
+                XML_STATUS_OK ||
+            last)
+            break;
+    }
+    input->close();
+    if (check.failure.empty()) return RSC_OK;
+    set_err(err, errlen, "not a readable OSM file: " + check.failure);
+    return RSC_EFORMAT;
+}
+
+}  // namespace
+
+int rsc_osmium_before_read(const char *path, const osmium::io::File &file, char *err, size_t errlen) {
+    static std::once_flag installed;
+    std::call_once(installed, install_descriptor_closing_pbf_parser);
+    if (file.format() == osmium::io::file_format::pbf && file.compression() == osmium::io::file_compression::none)
+        return check_pbf_framing(path, err, errlen);
+    if (file.format() == osmium::io::file_format::xml) return check_xml_coordinates(path, file, err, errlen);
+    return RSC_OK;
+}
+
+namespace {
+
+// The contents of the regular file at `path` when it is no larger than `limit` bytes; false otherwise (larger, not
+// a regular file, or read short).
+bool read_small_file(const char *path, std::size_t limit, std::string &contents) {
+    std::FILE *f = std::fopen(path, "rb");
+    if (!f) return false;
+    struct Closer { std::FILE *f; ~Closer() { std::fclose(f); } } closer{f};
+    struct stat st {};
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+        static_cast<uint64_t>(st.st_size) > limit)
+        return false;
+    contents.resize(static_cast<std::size_t>(st.st_size));
+    return std::fread(contents.data(), 1, contents.size(), f) == contents.size() && std::fgetc(f) == EOF;
+}
+
 int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
     std::FILE *probe = std::fopen(path, "rb");
     if (!probe) {
@@ -184,10 +337,16 @@ int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
     }
     std::fclose(probe);
     osmium::io::File file{path};
-    if (file.format() == osmium::io::file_format::pbf && file.compression() == osmium::io::file_compression::none) {
-        int rc = check_pbf_framing(path, err, errlen);
-        if (rc != RSC_OK) return rc;
-    }
+    int rc = rsc_osmium_before_read(path, file, err, errlen);
+    if (rc != RSC_OK) return rc;
+    // An uncompressed XML file no larger than one of libosmium's read chunks (1 MiB) is read once, here, and both
+    // passes parse it from memory. Its parser gets the same bytes in the same single chunk as from the file, but
+    // libosmium's file reader zero-fills a fresh 1 MiB buffer per read call, two calls per pass: most of the time of
+    // a small file (the osm-xml fuzz target's inputs; docs/reliability.md, seventh session).
+    std::string contents;  // outlives the readers
+    if (file.format() == osmium::io::file_format::xml && file.compression() == osmium::io::file_compression::none &&
+        read_small_file(path, osmium::io::Decompressor::input_buffer_size, contents))
+        file = osmium::io::File{contents.data(), contents.size(), "osm"};
     // A pool of our own instead of libosmium's process-wide default one, whose threads would live until exit:
     // these end when this function returns.
     osmium::thread::Pool pool{};

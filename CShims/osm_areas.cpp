@@ -2,6 +2,7 @@
 // (cshims_areas.h). Every exception is caught here.
 #include "cshims.h"
 #include "cshims_areas.h"
+#include "cshims_osmium_internal.h"
 
 #include <osmium/area/assembler.hpp>
 #include <osmium/area/multipolygon_manager.hpp>
@@ -72,6 +73,8 @@ int read_areas(const char *path, rsc_areas &a, char *err, size_t errlen) {
     }
     std::fclose(probe);
     osmium::io::File file{path};
+    int rc = rsc_osmium_before_read(path, file, err, errlen);
+    if (rc != RSC_OK) return rc;
     osmium::thread::Pool pool{};
     osmium::TagsFilter filter{false};
     filter.add_rule(true, "building");

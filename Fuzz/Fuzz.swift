@@ -1,7 +1,7 @@
 // libFuzzer entry points for every input parser of RoadSnap and the C API (issue 16). One binary, the target chosen
 // by ROADSNAP_FUZZ_TARGET (see scripts/fuzz.sh and docs/reliability.md). Built with `-sanitize=fuzzer,address` over
 // the package's objects compiled with coverage and AddressSanitizer. A target may reject any input (errors are the
-// point); it must never crash, hang or leak.
+// point); it must never crash, hang or leak (memory: LeakSanitizer; file descriptors: checked after every input).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,6 +55,14 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMut
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
+    let freeDescriptor = lowestFreeDescriptor()
+    defer {
+        // A descriptor left open by the input takes the lowest free number (POSIX), so it moves.
+        if lowestFreeDescriptor() != freeDescriptor {
+            fputs("fuzz: the input left a file descriptor open (lowest free one was \(freeDescriptor))\n", stderr)
+            abort()
+        }
+    }
     switch target {
     case .gpx: track(bytes, .gpx)
     case .nmea: track(bytes, .nmea)
@@ -70,6 +78,13 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case .capi: capiSequence(bytes)
     }
     return 0
+}
+
+/// The number the next `open` would get.
+func lowestFreeDescriptor() -> CInt {
+    let fd = dup(2)
+    if fd >= 0 { close(fd) }
+    return fd
 }
 
 /// Reads a track and writes what the CLI would (times, coordinates) as snap CSV and GeoJSON; the first 8 fixes are

@@ -40,11 +40,13 @@ public enum FileIO {
         guard access(path, R_OK) == 0 else { throw .unreadableFile(path: path, reason: errorText(errno)) }
     }
 
-    /// Reads `fd` to its end.
+    /// Reads `fd` to its end. The read chunk is no larger than the expected size plus one byte (to see the end in the
+    /// same call), at most 1 MiB, or 64 KiB (a pipe's buffer) without a size: zero-filling a fixed 1 MiB chunk per
+    /// call was most of the time of opening a small map (the `capi` fuzz target, docs/reliability.md).
     static func readAll(descriptor fd: Int32, path: String, sizeHint: Int = 0) throws(RoadSnapError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(sizeHint + 1)
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var chunk = [UInt8](repeating: 0, count: sizeHint > 0 ? min(1 << 20, sizeHint + 1) : 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
             if n < 0 {

@@ -128,6 +128,130 @@ import Testing
     }
 }
 
+/// The `osm-pbf` target's descriptor check (issue 16, session 7): a well-framed header blob whose one byte of data is
+/// not a valid blob. libosmium's PBF parser owns the descriptor its reader opened and closed it only after a
+/// successful parse, so every malformed PBF file left one open (a million fuzz inputs ran the process out of them).
+/// The shim's parser closes it when libosmium's throws, for the road reader and the area reader alike.
+@Suite struct PBFDescriptorTests {
+    static let crasher = FuzzCorpusTests.corpus + "/osm-pbf/leak-fd-header-blob-data-39dc42eb"
+
+    /// Descriptors of this process open on `path` (a deleted file's link reads "path (deleted)").
+    func descriptors(on path: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").filter { fd in
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd)) ?? "").hasPrefix(path)
+        }
+    }
+
+    func malformedFile() throws -> (dir: URL, path: String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-pbf-fd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("map.osm.pbf").path
+        try AtomicFile.write(try FileIO.read(path: Self.crasher), to: path)
+        return (dir, path)
+    }
+
+    @Test func aMalformedFileIsRefusedAndClosedByTheRoadReader() throws {
+        let (dir, path) = try malformedFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for _ in 0..<3 {
+            #expect {
+                _ = try RoadNetwork.load(osmPath: path)
+            } throws: { error in
+                "\(error)".contains(path) && "\(error)".contains("not a readable OSM file")
+            }
+        }
+        #expect(try descriptors(on: path) == [])
+    }
+
+    @Test func aMalformedFileIsRefusedAndClosedByTheAreaReader() throws {
+        let (dir, path) = try malformedFile()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for _ in 0..<3 {
+            #expect {
+                _ = try OSMAreaArrays(osmPath: path)
+            } throws: { error in
+                "\(error)".contains(path) && "\(error)".contains("reading areas")
+            }
+        }
+        #expect(try descriptors(on: path) == [])
+    }
+
+    @Test func aWellFormedFileIsClosedToo() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-pbf-fd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("map.osm.pbf").path
+        try AtomicFile.write(try FileIO.read(path: PBFFramingTests.seed), to: path)
+        #expect(try RoadNetwork.load(osmPath: path).edges.count > 0)
+        #expect(try descriptors(on: path) == [])
+    }
+}
+
+/// The `osm-xml` target's crasher (issue 16, session 7): a node with `lat="45.24E38032"`. libosmium scales a
+/// coordinate's digits by its exponent in a 64-bit integer before checking its range, so a large exponent overflowed
+/// (a UBSan trap; in a plain build, a wrong coordinate kept). The shim checks the coordinates of an XML file first
+/// and refuses one of 1e9 or more by attribute, value and line, whatever the file's compression.
+@Suite struct XMLCoordinateTests {
+    static let crasher = FuzzCorpusTests.corpus + "/osm-xml/crash-coordinate-exponent-545ed221.osm"
+    static let seed = FuzzCorpusTests.corpus + "/osm-xml/issue-70-three-ways.osm"
+
+    func load(_ text: String, suffix: String = ".osm") throws -> (path: String, result: Result<RoadNetwork, Error>) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-xml-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("map" + suffix).path
+        if suffix == ".osm.gz" {
+            try AtomicFile.write(text, to: path + ".plain")
+            let gzip = Process()
+            gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+            gzip.arguments = ["-c", "gzip -c '\(path).plain' > '\(path)'"]
+            try gzip.run()
+            gzip.waitUntilExit()
+        } else {
+            try AtomicFile.write(text, to: path)
+        }
+        return (path, Result { try RoadNetwork.load(osmPath: path) })
+    }
+
+    func refusal(_ text: String, suffix: String = ".osm") throws -> String {
+        let (path, result) = try load(text, suffix: suffix)
+        guard case .failure(let error) = result else {
+            Issue.record("loaded a map with an out-of-range coordinate")
+            return ""
+        }
+        #expect("\(error)".contains(path), "\(error)")
+        return "\(error)"
+    }
+
+    @Test func theCrasherIsRefusedByItsCoordinate() throws {
+        let text = String(decoding: try FileIO.read(path: Self.crasher), as: UTF8.self)
+        #expect(try refusal(text).contains("coordinate lat=\"45.24E38032\" of <node> at line"))
+    }
+
+    @Test func hugeExponentsAreRefusedInEveryCoordinateAttribute() throws {
+        let seed = String(decoding: try FileIO.read(path: Self.seed), as: UTF8.self)
+        #expect(try load(seed).result.get().edges.count > 0)
+        #expect(try load(seed, suffix: ".osm.gz").result.get().edges.count > 0)
+        guard let lat = seed.range(of: #" lat=""#) else {
+            Issue.record("the seed has no lat attribute")
+            return
+        }
+        // The first node's latitude, then the same with a character reference for the E (expat decodes it).
+        let end = seed[lat.upperBound...].firstIndex(of: "\"") ?? lat.upperBound
+        for value in ["4.5E19", "-4.5e99999", "4.5&#69;30"] {
+            let text = seed.replacingCharacters(in: lat.upperBound..<end, with: value)
+            #expect(try refusal(text).contains("is out of range"), "\(value)")
+            #expect(try refusal(text, suffix: ".osm.gz").contains("is out of range"), "\(value) gzipped")
+        }
+        // Values libosmium refuses or reads without overflow are left to it: a small exponent still loads.
+        let small = seed.replacingCharacters(in: lat.upperBound..<end, with: String(seed[lat.upperBound..<end]) + "E0")
+        #expect(try load(small).result.get().edges.count > 0)
+        let bounds = #"<bounds minlat="1e12" minlon="0" maxlat="1" maxlon="1"/>"#
+        let withBounds = seed.replacingOccurrences(of: "<node ", with: bounds + "<node ", options: [], range: seed.range(of: "<node "))
+        #expect(try refusal(withBounds).contains("coordinate minlat=\"1e12\" of <bounds>"))
+    }
+}
+
 /// The `geojson-network` target timed out (issue 16) on roads 150 km and 2,700 km long: the index's cell cache ran
 /// one STRtree query per cell of the whole grid (2.8 M cells here, nearly all empty; 2.25 s in a debug build, far
 /// more under ASan). Cells are now filled along each segment (cost: the cells near roads): the cache still answers
