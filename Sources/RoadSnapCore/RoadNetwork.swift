@@ -307,7 +307,11 @@ public final class RoadNetwork: Sendable {
             }
         }
         var exits: [(node: Int32, ref: UInt32)] = []
-        for (k, ref) in exitRefs { if let n = nodeOf[k] { exits.append((Int32(n), strings.add(ref))) } }
+        // In key order: the refs' places in the string table must not follow the process's hash seed (a compiled map
+        // of the same source is the same bytes in every run).
+        for (k, ref) in exitRefs.sorted(by: { $0.key < $1.key }) {
+            if let n = nodeOf[k] { exits.append((Int32(n), strings.add(ref))) }
+        }
         exits.sort { $0.node < $1.node }
 
         let table = strings.build()
