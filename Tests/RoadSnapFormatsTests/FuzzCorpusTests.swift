@@ -77,30 +77,51 @@ import Testing
     }
 }
 
+/// OSM bytes written as a map file in a fresh folder and loaded, for the shim's refusal tests.
+enum OSMScratchFile {
+    /// Writes `bytes` as `map` + `suffix` (gzipped first when `suffix` is ".osm.gz"), loads it, removes the folder.
+    static func load(_ bytes: [UInt8], suffix: String) throws -> (path: String, result: Result<RoadNetwork, Error>) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-osm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("map" + suffix).path
+        if suffix == ".osm.gz" {
+            try AtomicFile.write(bytes, to: path + ".plain")
+            let gzip = Process()
+            gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+            gzip.arguments = ["-c", "gzip -c '\(path).plain' > '\(path)'"]
+            try gzip.run()
+            gzip.waitUntilExit()
+        } else {
+            try AtomicFile.write(bytes, to: path)
+        }
+        return (path, Result { try RoadNetwork.load(osmPath: path) })
+    }
+
+    /// The error text of a map that must be refused (recorded as an issue when it loads); it must name the file.
+    static func refusal(_ bytes: [UInt8], suffix: String, of what: String) throws -> String {
+        let (path, result) = try load(bytes, suffix: suffix)
+        guard case .failure(let error) = result else {
+            Issue.record("loaded \(what)")
+            return ""
+        }
+        #expect("\(error)".contains(path), "\(error)")
+        return "\(error)"
+    }
+}
+
 /// The `osm-pbf` target's crasher (issue 16, session 6): a BlobHeader whose type string sits in field 9 instead of 1.
 /// libosmium took the missing type as an empty one and compared it through a null pointer (UBSan trap; in a plain
 /// build it read the blob as the header). The shim now checks the PBF framing first and refuses such files by name.
 @Suite struct PBFFramingTests {
     static let seed = FuzzCorpusTests.corpus + "/osm-pbf/issue-70-three-ways.osm.pbf"
 
-    /// Writes `bytes` as a `.osm.pbf` file in a fresh folder and loads it.
     func load(_ bytes: [UInt8]) throws -> (path: String, result: Result<RoadNetwork, Error>) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-pbf-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let path = dir.appendingPathComponent("map.osm.pbf").path
-        try AtomicFile.write(bytes, to: path)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        return (path, Result { try RoadNetwork.load(osmPath: path) })
+        try OSMScratchFile.load(bytes, suffix: ".osm.pbf")
     }
 
     func refusal(_ bytes: [UInt8]) throws -> String {
-        let (path, result) = try load(bytes)
-        guard case .failure(let error) = result else {
-            Issue.record("loaded a malformed PBF file")
-            return ""
-        }
-        #expect("\(error)".contains(path), "\(error)")
-        return "\(error)"
+        try OSMScratchFile.refusal(bytes, suffix: ".osm.pbf", of: "a malformed PBF file")
     }
 
     @Test func theSeedLoads() throws {
@@ -196,31 +217,11 @@ import Testing
     static let seed = FuzzCorpusTests.corpus + "/osm-xml/issue-70-three-ways.osm"
 
     func load(_ text: String, suffix: String = ".osm") throws -> (path: String, result: Result<RoadNetwork, Error>) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-xml-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("map" + suffix).path
-        if suffix == ".osm.gz" {
-            try AtomicFile.write(text, to: path + ".plain")
-            let gzip = Process()
-            gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
-            gzip.arguments = ["-c", "gzip -c '\(path).plain' > '\(path)'"]
-            try gzip.run()
-            gzip.waitUntilExit()
-        } else {
-            try AtomicFile.write(text, to: path)
-        }
-        return (path, Result { try RoadNetwork.load(osmPath: path) })
+        try OSMScratchFile.load(Array(text.utf8), suffix: suffix)
     }
 
     func refusal(_ text: String, suffix: String = ".osm") throws -> String {
-        let (path, result) = try load(text, suffix: suffix)
-        guard case .failure(let error) = result else {
-            Issue.record("loaded a map with an out-of-range coordinate")
-            return ""
-        }
-        #expect("\(error)".contains(path), "\(error)")
-        return "\(error)"
+        try OSMScratchFile.refusal(Array(text.utf8), suffix: suffix, of: "a map with an out-of-range coordinate")
     }
 
     @Test func theCrasherIsRefusedByItsCoordinate() throws {
