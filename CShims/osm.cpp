@@ -266,8 +266,6 @@ void XMLCALL coordinate_check_entity(void *data, const XML_Char *, int, const XM
     XML_StopParser(static_cast<CoordinateCheck *>(data)->parser, XML_FALSE);  // libosmium refuses these itself
 }
 
-bool read_small_file(const char *path, std::size_t limit, std::string &contents);
-
 int check_xml_coordinates(const char *path, const osmium::io::File &file, char *err, size_t errlen) {
     CoordinateCheck check{XML_ParserCreate(nullptr), {}};
     if (!check.parser) throw std::bad_alloc();
@@ -275,10 +273,8 @@ int check_xml_coordinates(const char *path, const osmium::io::File &file, char *
     XML_SetUserData(check.parser, &check);
     XML_SetStartElementHandler(check.parser, coordinate_check_start);
     XML_SetEntityDeclHandler(check.parser, coordinate_check_entity);
-    std::string contents;
-    if (file.compression() == osmium::io::file_compression::none &&
-        read_small_file(path, osmium::io::Decompressor::input_buffer_size, contents)) {
-        XML_Parse(check.parser, contents.data(), static_cast<int>(contents.size()), XML_TRUE);
+    if (file.buffer()) {  // a small file the caller already read (read_osm): checked from its bytes, not read again
+        XML_Parse(check.parser, file.buffer(), static_cast<int>(file.buffer_size()), XML_TRUE);
         if (check.failure.empty()) return RSC_OK;
         set_err(err, errlen, "not a readable OSM file: " + check.failure);
         return RSC_EFORMAT;
@@ -337,16 +333,16 @@ int read_osm(const char *path, rsc_osm &o, char *err, size_t errlen) {
     }
     std::fclose(probe);
     osmium::io::File file{path};
-    int rc = rsc_osmium_before_read(path, file, err, errlen);
-    if (rc != RSC_OK) return rc;
-    // An uncompressed XML file no larger than one of libosmium's read chunks (1 MiB) is read once, here, and both
-    // passes parse it from memory. Its parser gets the same bytes in the same single chunk as from the file, but
-    // libosmium's file reader zero-fills a fresh 1 MiB buffer per read call, two calls per pass: most of the time of
-    // a small file (the osm-xml fuzz target's inputs; docs/reliability.md, seventh session).
+    // An uncompressed XML file no larger than one of libosmium's read chunks (1 MiB) is read once, here, and the
+    // coordinate check and both passes parse it from memory. Its parser gets the same bytes in the same single chunk
+    // as from the file, but libosmium's file reader zero-fills a fresh 1 MiB buffer per read call, two calls per
+    // pass: most of the time of a small file (the osm-xml fuzz target's inputs; docs/reliability.md, seventh session).
     std::string contents;  // outlives the readers
     if (file.format() == osmium::io::file_format::xml && file.compression() == osmium::io::file_compression::none &&
         read_small_file(path, osmium::io::Decompressor::input_buffer_size, contents))
         file = osmium::io::File{contents.data(), contents.size(), "osm"};
+    int rc = rsc_osmium_before_read(path, file, err, errlen);
+    if (rc != RSC_OK) return rc;
     // A pool of our own instead of libosmium's process-wide default one, whose threads would live until exit:
     // these end when this function returns.
     osmium::thread::Pool pool{};
