@@ -66,6 +66,32 @@ import Testing
             && $0["delay_category"] as? String == "heavy" })
     }
 
+    /// A replayed fix PROJ refuses (90 degrees of longitude from the map's frame) becomes one `didSkipFix` line
+    /// naming the fix and PROJ's reason; the run goes on and locates the fixes after it.
+    @Test func aFixPROJRefusesIsOneDidSkipFixLine() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let network = try TestData.bellevue()
+        var rows = try String(contentsOfFile: TestData.bellevueDrive, encoding: .utf8)
+            .split(separator: "\n").prefix(41).map(String.init)  // the header and 40 fixes
+        let farLongitude = network.frameCenter.longitude + 90
+        let fields = rows[11].split(separator: ",")
+        rows[11] = "\(fields[0]),0,\(farLongitude)"
+        let track = dir.appendingPathComponent("drive.csv")
+        try (rows.joined(separator: "\n") + "\n").write(to: track, atomically: true, encoding: .utf8)
+        let r = try Self.navigate(["--map", TestData.bellevueMap, "--replay", track.path, "--replay-speed", "max",
+                                   "--to", "47.5759,-122.1404"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let skipped = r.events.filter { $0["event"] as? String == "didSkipFix" }
+        try #require(skipped.count == 1, "\(Self.names(r.events))")
+        let fix = try #require(skipped[0]["fix"] as? [Double])  // [latitude, longitude]
+        #expect(fix.count == 2 && fix[0] == 0 && abs(fix[1] - farLongitude) < 1e-6, "\(fix)")
+        #expect((skipped[0]["reason"] as? String ?? "").contains("outside"), "\(skipped[0])")
+        let names = Self.names(r.events)
+        let skip = try #require(names.firstIndex(of: "didSkipFix"))
+        #expect(names[..<skip].contains("didUpdateLocation") && names[(skip + 1)...].contains("didUpdateLocation"))
+    }
+
     @Test func badArgumentsFailWithAMessage() throws {
         let noMode = try Self.navigate(["--map", TestData.bellevueMap, "--to", "47.57,-122.14"])
         #expect(noMode.status != 0)
