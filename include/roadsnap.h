@@ -666,7 +666,9 @@ rs_status rs_navigator_clear_destinations(rs_navigator *navigator);
 rs_status rs_navigator_set_guidance(rs_navigator *navigator, int32_t active);
 
 /* Feeds one raw fix (receiver, replay, gpsd): it is snapped on line, reported to did_update_road_snapped_location and
- * drives the navigator. A fix with NAN time takes the session clock's time. Errors: RS_E_INVALID_FIX. */
+ * drives the navigator. A fix with NAN time takes the session clock's time. Errors: RS_E_INVALID_FIX;
+ * RS_E_PROJECTION when PROJ cannot put the fix into the map's frame (far outside the map): the fix is skipped (no
+ * location for it), the message names it and PROJ's reason, and the session goes on with the next fix. */
 rs_status rs_navigator_update_location(rs_navigator *navigator, const rs_fix *fix);
 
 /* Where guidance stands now. */

@@ -267,7 +267,9 @@ public func rs_navigator_update_location(_ navigator: OpaquePointer?, _ fix: Uns
         guard let f = fix.pointee.checked else {
             throw APIFailure(RS_E_INVALID_FIX, fix.pointee.problem)
         }
-        n.session.roadSnappedLocationProvider.updateLocation(with: f)
+        if let skipped = n.session.roadSnappedLocationProvider.updateLocationReportingSkip(with: f) {
+            throw APIFailure(skipped)
+        }
     }
 }
 

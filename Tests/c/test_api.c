@@ -919,6 +919,17 @@ static void test_navigator(rs_router *router, const rs_waypoint *ends) {
         raw.time += 1;
     }
     CHECK(counts.locations > before);
+    /* A fix PROJ cannot put into the map's frame (90 degrees of longitude away): RS_E_PROJECTION with PROJ's
+     * reason, no location for it, and the next fix is used as before. */
+    before = counts.locations;
+    rs_fix far = rs_fix_make(0, ends[0].longitude + 90);
+    far.time = raw.time;
+    CHECK_STATUS(rs_navigator_update_location(nav, &far), RS_E_PROJECTION);
+    CHECK_MESSAGE("outside");
+    CHECK(counts.locations == before);
+    raw.time += 1;
+    CHECK_STATUS(rs_navigator_update_location(nav, &raw), RS_OK);
+    CHECK(counts.locations > before);
 
     CHECK_STATUS(rs_navigator_destroy(nav), RS_OK);
     CHECK_STATUS(rs_navigator_destroy(nav), RS_E_INVALID_HANDLE);

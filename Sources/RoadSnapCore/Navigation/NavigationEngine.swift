@@ -230,8 +230,10 @@ struct NavigationState {
     // MARK: Raw fixes
 
     /// Processes one raw fix: project it once, match it, then update the navigator with the answer that became final.
-    mutating func process(_ raw: Fix, _ events: inout [NavigationEvent]) {
-        guard feed.isStarted else { return }
+    /// Returns why the fix was skipped (PROJ refused it; also told to the location listeners), nil otherwise.
+    @discardableResult
+    mutating func process(_ raw: Fix, _ events: inout [NavigationEvent]) -> RoadSnapError? {
+        guard feed.isStarted else { return nil }
         var fix = raw
         if fix.time == nil { fix.time = clock.now }
         let time = fix.time ?? 0
@@ -241,7 +243,7 @@ struct NavigationState {
         } catch {
             // PROJ refused the fix (outside the map's frame): it is skipped, and said so to the location listeners.
             events.append(.skippedFix(fix, error))
-            return
+            return error
         }
         // Speed from the previous fix when the receiver gives none.
         if fix.speed == nil, let last = feed.lastRawFix, let lastPoint = feed.lastRawPoint, let t0 = last.time,
@@ -268,7 +270,7 @@ struct NavigationState {
             // Out of memory: the stream was reset; this fix passes through unmatched.
             feed.pushed = 0
             emit(unmatched: fix, point: point, &events)
-            return
+            return nil
         }
         let lag = matchOptions.lag
         let slot = feed.pushed % (lag + 1)
@@ -276,6 +278,7 @@ struct NavigationState {
         feed.windowPoints[slot] = point
         feed.pushed += 1
         if feed.pushed > lag { answer(lag: lag, &events) }
+        return nil
     }
 
     /// Emits the matcher's answer for the fix pushed `lag` fixes before the newest; a fix without a road passes
