@@ -107,12 +107,14 @@ int64_t rs_open_handle_count(void);
 /* Message levels, most severe first. */
 typedef enum rs_log_level { RS_LOG_ERROR = 1, RS_LOG_WARNING = 2, RS_LOG_INFO = 3, RS_LOG_DEBUG = 4 } rs_log_level;
 
-/* Receives one message of a library under RoadSnap: `level` an rs_log_level, `source` "PROJ", "GEOS" or
- * "libosmium", `message` the text without a trailing newline. Both strings are valid during the call only. Called on
- * the thread whose rs_ call produced the message; it must not call back into rs_ functions that open or create. */
+/* Receives one message of a library under RoadSnap, or of RoadSnap itself: `level` an rs_log_level, `source`
+ * "PROJ", "GEOS", "libosmium" or "RoadSnap" (warnings of rs_map_open about what a map left out: GeoJSON features that
+ * are not car roads, OSM ways cut by nodes missing from the file), `message` the text without a trailing newline.
+ * Both strings are valid during the call only. Called on the thread whose rs_ call produced the message; it must not
+ * call back into rs_ functions that open or create. */
 typedef void (*rs_log_fn)(void *user_data, int32_t level, const char *source, const char *message);
 
-/* Sends PROJ, GEOS and libosmium messages to fn(user_data, ...) instead of dropping them; fn NULL drops them again
+/* Sends PROJ, GEOS, libosmium and RoadSnap messages to fn(user_data, ...) instead of dropping them; fn NULL drops them again
  * (the default). Messages at the level set with rs_set_log_level or more severe are delivered (RS_LOG_WARNING
  * unless set). Failures are still reported by each call's rs_status and rs_last_error_message(); the log adds the
  * libraries' own words. Never fails. [thread-safe] */

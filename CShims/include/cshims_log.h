@@ -17,7 +17,7 @@ extern "C" {
 #define RSC_LOG_INFO 3
 #define RSC_LOG_DEBUG 4
 
-/* Receives one message: its level, the library it comes from ("PROJ", "GEOS", "libosmium") and the text (without
+/* Receives one message: its level, where it comes from ("PROJ", "GEOS", "libosmium", "RoadSnap") and the text (without
  * a trailing newline). Both strings are valid during the call only. Called on the thread that logged. */
 typedef void (*rsc_log_fn)(void *user_data, int32_t level, const char *source, const char *message);
 

@@ -8,7 +8,7 @@ public enum NativeLog {
         case error = 1, warning = 2, info = 3, debug = 4
     }
 
-    /// Receives `(userData, level, source, message)`: `source` is "PROJ", "GEOS" or "libosmium"; both strings
+    /// Receives `(userData, level, source, message)`: `source` is "PROJ", "GEOS", "libosmium" or "RoadSnap"; both strings
     /// are valid during the call only. Called on the thread that logged.
     public typealias Handler = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?,
                                                UnsafePointer<CChar>?) -> Void
@@ -17,5 +17,11 @@ public enum NativeLog {
     /// (maps opened, snappers and matchers created) log at that level. Thread-safe.
     public static func setHandler(_ handler: Handler?, userData: UnsafeMutableRawPointer?, maxLevel: Level) {
         rsc_set_log_hook(handler, userData, maxLevel.rawValue)
+    }
+
+    /// Delivers one of RoadSnap's own messages (source "RoadSnap") to the handler, when one is set and `level` is
+    /// delivered. Thread-safe.
+    public static func log(_ level: Level, _ message: String) {
+        rsc_log(level.rawValue, "RoadSnap", message)
     }
 }

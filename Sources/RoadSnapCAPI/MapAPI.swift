@@ -92,7 +92,11 @@ public func rs_map_open(_ path: UnsafePointer<CChar>?, _ outMap: UnsafeMutablePo
     creatingHandle(outMap, named: "out_map", kind: .map) { () throws(APIFailure) in
         guard let path else { throw .null("path") }
         let file = String(cString: path)
-        return try MapObject(bridging { () throws(RoadSnapError) in try MapLoader.load(path: file) }, path: file)
+        // What the loader left out (non-car GeoJSON features, OSM ways cut by missing nodes) goes to the log handler.
+        let map = try bridging { () throws(RoadSnapError) in
+            try MapLoader.load(path: file, warn: { NativeLog.log(.warning, $0) })
+        }
+        return try MapObject(map, path: file)
     }
 }
 

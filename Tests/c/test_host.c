@@ -1,8 +1,9 @@
 /* The library as a guest in a host process (issue 10): loading it and a full session (open a map and a track,
  * snap, match, route, navigate on the system clock with the simulator, close everything) leave every signal
- * disposition as the host set it; PROJ and libosmium messages reach rs_set_log_handler's function and nothing is
- * written to stderr; the threads the library started are gone once the last handle is closed; the version macros
- * agree with each other and with rs_version(). Usage: test_host REPO_ROOT. Exit status = failed checks. */
+ * disposition as the host set it; PROJ, libosmium and RoadSnap messages reach rs_set_log_handler's function and
+ * nothing is written to stderr; the threads the library started are gone once the last handle is closed; the
+ * version macros agree with each other and with rs_version(). Usage: test_host REPO_ROOT. Exit status = failed
+ * checks. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -77,8 +78,8 @@ static void check_signals_unchanged(const char *when) {
 
 /* ---- log ---------------------------------------------------------------------------------------------------------- */
 typedef struct {
-    int proj, geos, osmium, other, bad_level;
-    char osmium_text[256];
+    int proj, geos, osmium, roadsnap, other, bad_level;
+    char osmium_text[256], roadsnap_text[512];
 } log_counts;
 
 static void on_log(void *user_data, int32_t level, const char *source, const char *message) {
@@ -89,6 +90,10 @@ static void on_log(void *user_data, int32_t level, const char *source, const cha
     else if (strcmp(source, "libosmium") == 0) {
         c->osmium++;
         snprintf(c->osmium_text, sizeof c->osmium_text, "%s", message);
+    } else if (strcmp(source, "RoadSnap") == 0) {
+        c->roadsnap++;
+        if (level != RS_LOG_WARNING) c->bad_level++;
+        snprintf(c->roadsnap_text, sizeof c->roadsnap_text, "%s", message);
     } else c->other++;
 }
 
@@ -131,6 +136,15 @@ static int session(const char *root, log_counts *log) {
     rs_map *map = NULL, *bad = NULL;
     CHECK_STATUS(rs_map_open(map_path, &map), RS_OK);
     CHECK_STATUS(rs_map_open(bad_map_path, &bad), RS_E_INVALID_MAP);
+    /* A map with a feature left out (a footway): one RoadSnap warning naming the file and what was left out. */
+    char footway_path[4096];
+    snprintf(footway_path, sizeof footway_path, "%s/Tests/c/Fixtures/with-footway.geojson", root);
+    rs_map *footway = NULL;
+    CHECK(log->roadsnap == 0);
+    CHECK_STATUS(rs_map_open(footway_path, &footway), RS_OK);
+    CHECK(log->roadsnap == 1);
+    CHECK(strstr(log->roadsnap_text, "with-footway.geojson") && strstr(log->roadsnap_text, "footway"));
+    CHECK_STATUS(rs_map_close(footway), RS_OK);
     rs_track *track = NULL;
     CHECK_STATUS(rs_track_open(track_path, &track), RS_OK);
     rs_fix fixes[17];
@@ -189,7 +203,6 @@ static int session(const char *root, log_counts *log) {
     CHECK_STATUS(rs_snapper_destroy(snapper), RS_OK);
     CHECK_STATUS(rs_map_close(map), RS_OK);
     CHECK(rs_open_handle_count() == 0);
-    (void)log;
     return most;
 }
 
