@@ -226,10 +226,11 @@ RSC_HIDDEN void rsc_trim_states(rsc_matcher *m);
 /* match_held.c: places the held fix at (hx, hy), held by state a, on the driven stretch from a to b (the state of
  * the next layer on the same chain; NULL when a's layer is the newest): its nearest point along a's arc after a and
  * b's arc before b (along the one arc when a and b share it; after a U-turn in place, along a's arc after a), else
- * a's point. Writes arc, offset, x, y, distance and held = 1 to *out (sub and path_index are the caller's); returns 1
- * when the point lies on b's arc, else 0. Uses the matcher's candidate scratch. */
+ * a's point. Writes arc, offset, distance and held = 1 to *out (sub and path_index are the caller's) and the point
+ * to *x, *y (both NULL when not wanted: a batch run keeps no points); returns 1 when the point lies on b's arc, else
+ * 0. Uses the matcher's candidate scratch. */
 RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
-                              rsc_match_fix *out);
+                              rsc_match_fix *out, double *x, double *y);
 
 /* match.c: the one step of the batch run and the stream: scores fix f (valid, not held) against the current
  * sub-match (`recent`: the latest fix held or scored in it, unused while it has no layer). Returns one of: */

@@ -194,8 +194,6 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         m->fixes[i].path_index = -1;
         m->fixes[i].offset = NAN;
         m->fixes[i].distance = NAN;
-        m->fixes[i].x = NAN;
-        m->fixes[i].y = NAN;
         m->fixes[i].held = 0;
     }
     m->sub_n = 0;

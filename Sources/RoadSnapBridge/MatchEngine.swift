@@ -126,7 +126,9 @@ public final class MatchGraph: @unchecked Sendable {
     }
 }
 
-/// One fix as the engine matched it: `arc` is -1 when unmatched; offset is along the arc from its tail.
+/// One fix as the engine matched it: `arc` is -1 when unmatched; offset is along the arc from its tail. The matched
+/// point is not kept per fix (the engine's record is 32 bytes, one per fix of a big track: issue 16, item 11); the
+/// stream's answer carries it (`StreamAnswer`), a batch caller places the fix from arc and offset.
 public struct EngineFix: Hashable, Sendable {
     public var arc: Int
     public var subMatch: Int
@@ -134,7 +136,6 @@ public struct EngineFix: Hashable, Sendable {
     public var pathIndex: Int
     public var offset: Double
     public var distance: Double
-    public var point: LocalPoint
     /// The fix was too close to the last scored fix to be scored and took its match.
     public var held: Bool
 }
@@ -228,7 +229,7 @@ public final class MatchEngine {
     public func fix(_ i: Int) -> EngineFix? {
         guard i >= 0, i < lastCount, let f = rsc_matcher_fixes(handle) else { return nil }
         return EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), pathIndex: Int(f[i].path_index), offset: f[i].offset,
-                         distance: f[i].distance, point: LocalPoint(x: f[i].x, y: f[i].y), held: f[i].held != 0)
+                         distance: f[i].distance, held: f[i].held != 0)
     }
 
     /// Sub-matches of the last run, in track order.

@@ -26,7 +26,8 @@ import RoadSnapFormats
     }
 
     /// Online at lag L = the batch answer for the same fix over the same window (the fixes pushed so far), for every
-    /// fix of a 400-fix cut (past many cut-backs of the stream's window), lags 0, 2, 5, 10.
+    /// fix of a 400-fix cut (past many cut-backs of the stream's window), lags 0, 2, 5, 10. The stream's answer also
+    /// carries the matched point (the batch results keep none): `distance` from the fix, NaN when unmatched.
     @Test func onlineAtLagEqualsBatchOverTheSameWindow() throws {
         let network = try TestData.bellevue()
         let graph = try MatchGraph(network: network)
@@ -34,16 +35,25 @@ import RoadSnapFormats
         let engine = try MatchEngine(graph: graph, query: query)
         let (x, y, t) = try Self.localDrive(network, range: 200..<600)
         let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters.engine, maxLag: 10, routeBonus: 0)
-        var compared = 0, differing: [String] = []
+        var compared = 0, differing: [String] = [], pointsChecked = 0, badPoints: [String] = []
         for i in x.indices {
             try stream.push(x: x[i], y: y[i], time: t[i])
+            for lag in [0, 3] where lag <= i {
+                let a = try #require(stream.result(lag: lag))
+                let gap = ((x[i - lag] - a.point.x) * (x[i - lag] - a.point.x)
+                    + (y[i - lag] - a.point.y) * (y[i - lag] - a.point.y)).squareRoot()
+                pointsChecked += 1
+                if a.fix.arc >= 0 ? !(abs(gap - a.fix.distance) < 1e-6) : !(a.point.x.isNaN && a.point.y.isNaN) {
+                    badPoints.append("fix \(i - lag) lag \(lag): arc \(a.fix.arc), \(gap) m from the point, distance \(a.fix.distance)")
+                }
+            }
             guard i % 7 == 0 || i == x.count - 1 else { continue }
             let n = try engine.run(parameters: Self.parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
                                    time: Array(t[...i]), course: nil, speed: nil)
             #expect(n >= 1)
             let batch = engine.fixes
             for lag in [0, 2, 5, 10] where lag <= i {
-                let online = try #require(stream.result(lag: lag))
+                let online = try #require(stream.result(lag: lag)).fix
                 let b = batch[i - lag]
                 compared += 1
                 if online.arc != b.arc || (b.arc >= 0 && abs(online.offset - b.offset) > 1e-9) || online.held != b.held {
@@ -53,6 +63,8 @@ import RoadSnapFormats
         }
         #expect(compared > 200)
         #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+        #expect(pointsChecked > 700)
+        #expect(badPoints.isEmpty, "\(badPoints.count) of \(pointsChecked): \(badPoints.prefix(5))")
         #expect(stream.result(lag: 11) == nil)
     }
 
