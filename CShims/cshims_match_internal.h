@@ -112,6 +112,8 @@ struct rsc_matcher {
     const rsc_match_params *p;
     const double *x, *y, *t, *course, *speed, *accuracy;
     size_t n;
+    /* t, course, speed and accuracy hold fix i's value at [i * stride] (rsc_col; 1 in the stream) */
+    size_t stride;
     /* Stream (rsc_stream): arcs of the current route (route_arc[arc] != 0, arc_count entries) get route_bonus added to
      * their emission; NULL in batch runs. */
     uint8_t *route_arc;
@@ -160,7 +162,9 @@ static inline double rsc_angle_diff(double a, double b) {
     return d > 180.0 ? 360.0 - d : d;
 }
 
-static inline int rsc_known(const double *v, size_t i) { return v && isfinite(v[i]); }
+/* Fix i's value of column v (m->t, course, speed, accuracy; not NULL), and whether v is given and finite there. */
+static inline double rsc_col(const rsc_matcher *m, const double *v, size_t i) { return v[i * m->stride]; }
+static inline int rsc_known(const rsc_matcher *m, const double *v, size_t i) { return v && isfinite(rsc_col(m, v, i)); }
 
 /* Transition score of reaching a state by a route of `d` metres with `pen` metres of penalties from a state scored
  * `from_score`: |route - great circle| (or - the distance the reported speeds travelled, when nearer) over beta. */

@@ -248,7 +248,7 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
     size_t f = s->fix_n++;
     s->x[f] = x; s->y[f] = y; s->t[f] = time;
     s->course[f] = course; s->speed[f] = speed; s->accuracy[f] = accuracy;
-    m->x = s->x; m->y = s->y; m->t = s->t; m->n = s->fix_n;
+    m->x = s->x; m->y = s->y; m->t = s->t; m->n = s->fix_n; m->stride = 1;
     m->course = s->course; m->speed = s->speed; m->accuracy = s->accuracy;
     for (int attempt = 0; attempt < 2; attempt++) {
         int32_t recent = -1;

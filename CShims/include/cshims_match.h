@@ -133,12 +133,15 @@ void rsc_matcher_destroy(rsc_matcher *matcher);
 
 /* Matches n fixes at (x[i], y[i]) (local metres; non-finite = invalid fix). `time`, `course`, `speed`, `accuracy`
  * (the fix's horizontal accuracy, 1 sigma, metres: a larger one than params->sigma widens that fix's emission) may be
- * NULL; NaN entries mean unknown. Results stay in the matcher until the next run. Returns the number of sub-matches
- * (>= 0) or a negative RSC_E* code (RSC_EINVAL for bad parameters, RSC_ENOMEM, RSC_EGEOS when a candidate search
- * failed: rsc_query_failure of the matcher's query says what failed). No allocation per fix once the
- * matcher's buffers have grown to the track size. */
+ * NULL; NaN entries mean unknown. Fix i's value of each is at [i * stride] (stride >= 1: 1 for arrays of their own;
+ * a caller holding its fixes as records of doubles points each into the first record, with the record's size in
+ * doubles, instead of copying a column per fix). They are read during the run only. Results stay in the matcher
+ * until the next run. Returns the number of sub-matches (>= 0) or a negative RSC_E* code (RSC_EINVAL for bad
+ * parameters or stride 0, RSC_ENOMEM, RSC_EGEOS when a candidate search failed: rsc_query_failure of the matcher's
+ * query says what failed). No allocation per fix once the matcher's buffers have grown to the track size. */
 int rsc_matcher_run(rsc_matcher *matcher, const rsc_match_params *params, size_t n, const double *x, const double *y,
-                    const double *time, const double *course, const double *speed, const double *accuracy);
+                    const double *time, const double *course, const double *speed, const double *accuracy,
+                    size_t stride);
 /* Results of the last run: n per-fix entries, the sub-matches, and the concatenated path steps. */
 const rsc_match_fix *rsc_matcher_fixes(const rsc_matcher *matcher);
 const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *matcher);

@@ -209,6 +209,45 @@ import RoadSnapFormats
         }
         #expect(engine.fixes.isEmpty && engine.subMatches.isEmpty)
     }
+
+    /// The engine reads time, course, speed and accuracy in place from `Fix` records (`Fix.doubleLayout`, as
+    /// `MapMatcher` gives them: issue 16, item 11) with the results it gives from arrays of their own; the values
+    /// do matter (leaving course, speed and accuracy out changes the match).
+    @Test func valuesReadInPlaceFromFixesEqualArraysOfTheirOwn() throws {
+        let network = try TestData.bellevue()
+        let graph = try MatchGraph(network: network)
+        let engine = try MatchEngine(graph: graph, query: try SegmentQuery(index: network.index, capacity: 256))
+        let (x, y, _) = try StreamMatcherTests.localDrive(network, range: 0..<400)
+        let track = try TrackReader.read(path: TestData.bellevueDrive)
+        let fixes = track.fixes.prefix(400).enumerated().map { i, f in
+            var g = f
+            g.course = i % 5 == 0 ? nil : Double((i * 37) % 360)
+            g.speed = i % 7 == 0 ? nil : Double(i % 30)
+            g.horizontalAccuracy = i % 3 == 0 ? nil : Double(i % 60)
+            return g
+        }
+        let parameters = StreamMatcherTests.parameters.engine
+        try engine.run(parameters: parameters, x: x, y: y, time: fixes.map { $0.time ?? .nan },
+                       course: fixes.map { $0.course ?? .nan }, speed: fixes.map { $0.speed ?? .nan },
+                       accuracy: fixes.map { $0.horizontalAccuracy ?? .nan })
+        let (arrays, arraySubs) = (engine.fixes, engine.subMatches)
+        let layout = try #require(Fix.doubleLayout)
+        let offsets: [Int] = [layout.stride, layout.time, layout.course, layout.speed, layout.accuracy]
+        #expect(offsets == [7, 2, 3, 4, 6])
+        try fixes.withUnsafeBytes { raw in
+            try raw.withMemoryRebound(to: Double.self) { d in
+                let base = try #require(d.baseAddress)
+                try engine.run(parameters: parameters, x: x, y: y, columns: MatchEngine.FixColumns(
+                    stride: layout.stride, time: base + layout.time, course: base + layout.course,
+                    speed: base + layout.speed, accuracy: base + layout.accuracy))
+            }
+        }
+        #expect(engine.fixes.count == 400 && engine.fixes.filter { $0.arc >= 0 }.count > 300)
+        #expect(engine.fixes == arrays && engine.subMatches == arraySubs)
+        try engine.run(parameters: parameters, x: x, y: y, time: fixes.map { $0.time ?? .nan }, course: nil,
+                       speed: nil)
+        #expect(engine.fixes != arrays)
+    }
 }
 
 /// A fix's horizontal accuracy (1 sigma) widens its own emission when larger than the model's sigma, in the batch run
