@@ -63,11 +63,12 @@ typedef struct rsc_heap_item {
     int32_t src; /* joint search: index of the source state in the previous layer */
 } rsc_heap_item;
 
+/* One layer of a sub-match: the states of fix `fix` are states[start ..< start + count]. 12 bytes: a batch run keeps
+ * one per scored fix of the sub-match (issue 16, item 11); what the outlier test needs of the newest layers is
+ * computed from their states (rsc_layer_top: the two newest layers' states are always kept whole) or kept for the
+ * newest layer only (the matcher's last_drop, last_skipped). */
 typedef struct rsc_layer {
     int32_t fix, start, count;
-    int32_t skipped; /* 1 when the layer replaced the one before it (that fix dropped as an outlier, rsc_step) */
-    double top;      /* the best state's score once committed */
-    double drop;     /* how far the best state's score fell below the previous layer's top in this step (0: first) */
 } rsc_layer;
 
 struct rsc_matcher {
@@ -118,6 +119,11 @@ struct rsc_matcher {
      * their emission; NULL in batch runs. */
     uint8_t *route_arc;
     double route_bonus;
+    /* The newest layer's outlier test (rsc_step): how far its best state's score fell below the previous layer's top
+     * in its step (0: the first of a sub-match), and 1 when it replaced the layer before it (that fix dropped as an
+     * outlier). Set by rsc_commit and rsc_step. */
+    double last_drop;
+    int last_skipped;
     /* Pruning of a batch run's states and route entries (match_prune.c): thresholds (0: the defaults) and how many
      * times it ran in the last run; set through rsc_matcher_set_pruning for tests. */
     size_t prune_min_states, prune_min_entries, prune_count;
@@ -215,6 +221,15 @@ RSC_HIDDEN int32_t rsc_chain_end(const rsc_matcher *m);
 /* match_transition.c: whether a scored layer (count states at state_n, rsc_transition result r) should be searched
  * again wider: no state is reachable, or the best one is reached only by turning back. */
 RSC_HIDDEN int rsc_needs_recovery(const rsc_matcher *m, int count, int r);
+
+/* The best score of a committed layer's states (its top; -infinity when none is reachable). Used for the two newest
+ * layers, whose states pruning and the stream's cut-backs keep whole. */
+static inline double rsc_layer_top(const rsc_matcher *m, const rsc_layer *l) {
+    double top = -INFINITY;
+    for (int32_t j = 0; j < l->count; j++)
+        if (m->states[l->start + j].score > top) top = m->states[l->start + j].score;
+    return top;
+}
 
 /* match_viterbi.c: commits the layer of fix f (count states at state_n). 0 on out of memory. */
 RSC_HIDDEN int rsc_commit(rsc_matcher *m, size_t f, int count);

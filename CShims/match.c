@@ -72,7 +72,7 @@ static int rsc_skip(rsc_matcher *m, int count, double through) {
     alt = &m->states[keep + (size_t)count];
     double top = -INFINITY;
     for (int j = 0; j < count; j++) if (alt[j].score > top) top = alt[j].score;
-    if (!(top - before->top - p->outlier_penalty > through)) return 0;
+    if (!(top - rsc_layer_top(m, before) - p->outlier_penalty > through)) return 0;
     int32_t dropped = (int32_t)(m->layer_n - 1);
     while (m->held_n > 0 && m->held_layer[m->held_n - 1] == dropped) m->held_n--;
     size_t at = (size_t)m->layers[dropped].start;
@@ -155,11 +155,11 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
             rsc_state *cur = &m->states[m->state_n];
             double top = -INFINITY;
             for (int j = 0; j < count; j++) if (cur[j].score > top) top = cur[j].score;
-            double drop = top - prev->top;
+            double drop = top - rsc_layer_top(m, prev);
             int skipped = 0;
-            if (p->outlier_penalty > 0 && m->layer_n >= 2 && !prev->skipped &&
-                prev->drop + drop < -p->outlier_penalty) {
-                int s = rsc_skip(m, count, prev->drop + drop);
+            if (p->outlier_penalty > 0 && m->layer_n >= 2 && !m->last_skipped &&
+                m->last_drop + drop < -p->outlier_penalty) {
+                int s = rsc_skip(m, count, m->last_drop + drop);
                 if (s < 0) return s;
                 cur = &m->states[m->state_n]; /* the state buffer may have moved */
                 if (s > 0) {
@@ -167,15 +167,14 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
                     prev = &m->layers[m->layer_n - 1];
                     top = -INFINITY;
                     for (int j = 0; j < count; j++) if (cur[j].score > top) top = cur[j].score;
-                    drop = top - prev->top;
+                    drop = top - rsc_layer_top(m, prev);
                 }
             }
             /* renormalise to keep scores near zero */
             for (int j = 0; j < count; j++) cur[j].score -= top;
             if (!rsc_commit(m, f, count)) return RSC_ENOMEM;
-            rsc_layer *l = &m->layers[m->layer_n - 1];
-            l->skipped = skipped;
-            l->drop = drop;
+            m->last_skipped = skipped;
+            m->last_drop = drop;
             return skipped ? RSC_STEP_SKIPPED : RSC_STEP_COMMITTED;
         }
         return RSC_STEP_UNREACHABLE;

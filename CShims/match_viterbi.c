@@ -125,11 +125,8 @@ int rsc_commit(rsc_matcher *m, size_t f, int count) {
     l->fix = (int32_t)f;
     l->start = (int32_t)m->state_n;
     l->count = count;
-    l->skipped = 0;
-    l->drop = 0;
-    double top = -INFINITY;
-    for (int j = 0; j < count; j++) if (m->states[m->state_n + (size_t)j].score > top) top = m->states[m->state_n + (size_t)j].score;
-    l->top = top;
+    m->last_skipped = 0;
+    m->last_drop = 0;
     m->state_n += (size_t)count;
     return 1;
 }
