@@ -63,11 +63,12 @@ typedef struct rsc_heap_item {
     int32_t src; /* joint search: index of the source state in the previous layer */
 } rsc_heap_item;
 
+/* One layer of a sub-match: the states of fix `fix` are states[start ..< start + count]. 12 bytes: a batch run keeps
+ * one per scored fix of the sub-match (issue 16, item 11); what the outlier test needs of the newest layers is
+ * computed from their states (rsc_layer_top: the two newest layers' states are always kept whole) or kept for the
+ * newest layer only (the matcher's last_drop, last_skipped). */
 typedef struct rsc_layer {
     int32_t fix, start, count;
-    int32_t skipped; /* 1 when the layer replaced the one before it (that fix dropped as an outlier, rsc_step) */
-    double top;      /* the best state's score once committed */
-    double drop;     /* how far the best state's score fell below the previous layer's top in this step (0: first) */
 } rsc_layer;
 
 struct rsc_matcher {
@@ -112,10 +113,17 @@ struct rsc_matcher {
     const rsc_match_params *p;
     const double *x, *y, *t, *course, *speed, *accuracy;
     size_t n;
+    /* t, course, speed and accuracy hold fix i's value at [i * stride] (rsc_col; 1 in the stream) */
+    size_t stride;
     /* Stream (rsc_stream): arcs of the current route (route_arc[arc] != 0, arc_count entries) get route_bonus added to
      * their emission; NULL in batch runs. */
     uint8_t *route_arc;
     double route_bonus;
+    /* The newest layer's outlier test (rsc_step): how far its best state's score fell below the previous layer's top
+     * in its step (0: the first of a sub-match), and 1 when it replaced the layer before it (that fix dropped as an
+     * outlier). Set by rsc_commit and rsc_step. */
+    double last_drop;
+    int last_skipped;
     /* Pruning of a batch run's states and route entries (match_prune.c): thresholds (0: the defaults) and how many
      * times it ran in the last run; set through rsc_matcher_set_pruning for tests. */
     size_t prune_min_states, prune_min_entries, prune_count;
@@ -160,7 +168,9 @@ static inline double rsc_angle_diff(double a, double b) {
     return d > 180.0 ? 360.0 - d : d;
 }
 
-static inline int rsc_known(const double *v, size_t i) { return v && isfinite(v[i]); }
+/* Fix i's value of column v (m->t, course, speed, accuracy; not NULL), and whether v is given and finite there. */
+static inline double rsc_col(const rsc_matcher *m, const double *v, size_t i) { return v[i * m->stride]; }
+static inline int rsc_known(const rsc_matcher *m, const double *v, size_t i) { return v && isfinite(rsc_col(m, v, i)); }
 
 /* Transition score of reaching a state by a route of `d` metres with `pen` metres of penalties from a state scored
  * `from_score`: |route - great circle| (or - the distance the reported speeds travelled, when nearer) over beta. */
@@ -212,6 +222,15 @@ RSC_HIDDEN int32_t rsc_chain_end(const rsc_matcher *m);
  * again wider: no state is reachable, or the best one is reached only by turning back. */
 RSC_HIDDEN int rsc_needs_recovery(const rsc_matcher *m, int count, int r);
 
+/* The best score of a committed layer's states (its top; -infinity when none is reachable). Used for the two newest
+ * layers, whose states pruning and the stream's cut-backs keep whole. */
+static inline double rsc_layer_top(const rsc_matcher *m, const rsc_layer *l) {
+    double top = -INFINITY;
+    for (int32_t j = 0; j < l->count; j++)
+        if (m->states[l->start + j].score > top) top = m->states[l->start + j].score;
+    return top;
+}
+
 /* match_viterbi.c: commits the layer of fix f (count states at state_n). 0 on out of memory. */
 RSC_HIDDEN int rsc_commit(rsc_matcher *m, size_t f, int count);
 /* match_viterbi.c: ends the current sub-match at its last layer: backtracks, writes per-fix results (held fixes
@@ -226,10 +245,11 @@ RSC_HIDDEN void rsc_trim_states(rsc_matcher *m);
 /* match_held.c: places the held fix at (hx, hy), held by state a, on the driven stretch from a to b (the state of
  * the next layer on the same chain; NULL when a's layer is the newest): its nearest point along a's arc after a and
  * b's arc before b (along the one arc when a and b share it; after a U-turn in place, along a's arc after a), else
- * a's point. Writes arc, offset, x, y, distance and held = 1 to *out (sub and path_index are the caller's); returns 1
- * when the point lies on b's arc, else 0. Uses the matcher's candidate scratch. */
+ * a's point. Writes arc, offset, distance and held = 1 to *out (sub and path_index are the caller's) and the point
+ * to *x, *y (both NULL when not wanted: a batch run keeps no points); returns 1 when the point lies on b's arc, else
+ * 0. Uses the matcher's candidate scratch. */
 RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
-                              rsc_match_fix *out);
+                              rsc_match_fix *out, double *x, double *y);
 
 /* match.c: the one step of the batch run and the stream: scores fix f (valid, not held) against the current
  * sub-match (`recent`: the latest fix held or scored in it, unused while it has no layer). Returns one of: */

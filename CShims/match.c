@@ -9,6 +9,7 @@ rsc_matcher *rsc_matcher_create(const rsc_match_graph *g, rsc_query *query) {
     if (!m) return NULL;
     m->g = g;
     m->query = query;
+    m->stride = 1;
     size_t na = g->arc_count ? g->arc_count : 1;
     m->c_stamp = calloc(na, sizeof(uint32_t));
     m->c_start = malloc(na * sizeof(int32_t));
@@ -71,7 +72,7 @@ static int rsc_skip(rsc_matcher *m, int count, double through) {
     alt = &m->states[keep + (size_t)count];
     double top = -INFINITY;
     for (int j = 0; j < count; j++) if (alt[j].score > top) top = alt[j].score;
-    if (!(top - before->top - p->outlier_penalty > through)) return 0;
+    if (!(top - rsc_layer_top(m, before) - p->outlier_penalty > through)) return 0;
     int32_t dropped = (int32_t)(m->layer_n - 1);
     while (m->held_n > 0 && m->held_layer[m->held_n - 1] == dropped) m->held_n--;
     size_t at = (size_t)m->layers[dropped].start;
@@ -87,7 +88,7 @@ static int rsc_skip(rsc_matcher *m, int count, double through) {
  * of the batch run (rsc_matcher_run) and the stream (rsc_stream_push). */
 int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
     const rsc_match_params *p = m->p;
-    const double *x = m->x, *y = m->y, *time = m->t;
+    const double *x = m->x, *y = m->y;
     int count = rsc_build_layer(m, f, p->radius, p->max_candidates);
     if (count < 0) return count;
     if (count == 0) return RSC_STEP_NONE;
@@ -99,13 +100,14 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
     }
     const rsc_layer *prev = &m->layers[m->layer_n - 1];
     int split = 0;
-    if (p->max_gap > 0 && time && isfinite(time[f]) && isfinite(time[recent]) &&
-        time[f] - time[recent] > p->max_gap) {
+    double t_f = rsc_known(m, m->t, f) ? rsc_col(m, m->t, f) : NAN;
+    double t_recent = rsc_known(m, m->t, (size_t)recent) ? rsc_col(m, m->t, (size_t)recent) : NAN;
+    if (p->max_gap > 0 && isfinite(t_f) && isfinite(t_recent) && t_f - t_recent > p->max_gap) {
         /* A long pause where the vehicle stayed put (within 2 sigma) is a stop, and one over which it made
          * steady progress is bridged by a route; a gap with little progress (it wandered or parked) splits. */
         double gx = x[f] - x[recent], gy = y[f] - y[recent];
         double moved = sqrt(gx * gx + gy * gy);
-        split = moved > 2.0 * p->sigma && moved < p->gap_min_speed * (time[f] - time[recent]);
+        split = moved > 2.0 * p->sigma && moved < p->gap_min_speed * (t_f - t_recent);
     }
     if (!split) {
         int r = rsc_transition(m, prev, count);
@@ -153,11 +155,11 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
             rsc_state *cur = &m->states[m->state_n];
             double top = -INFINITY;
             for (int j = 0; j < count; j++) if (cur[j].score > top) top = cur[j].score;
-            double drop = top - prev->top;
+            double drop = top - rsc_layer_top(m, prev);
             int skipped = 0;
-            if (p->outlier_penalty > 0 && m->layer_n >= 2 && !prev->skipped &&
-                prev->drop + drop < -p->outlier_penalty) {
-                int s = rsc_skip(m, count, prev->drop + drop);
+            if (p->outlier_penalty > 0 && m->layer_n >= 2 && !m->last_skipped &&
+                m->last_drop + drop < -p->outlier_penalty) {
+                int s = rsc_skip(m, count, m->last_drop + drop);
                 if (s < 0) return s;
                 cur = &m->states[m->state_n]; /* the state buffer may have moved */
                 if (s > 0) {
@@ -165,15 +167,14 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
                     prev = &m->layers[m->layer_n - 1];
                     top = -INFINITY;
                     for (int j = 0; j < count; j++) if (cur[j].score > top) top = cur[j].score;
-                    drop = top - prev->top;
+                    drop = top - rsc_layer_top(m, prev);
                 }
             }
             /* renormalise to keep scores near zero */
             for (int j = 0; j < count; j++) cur[j].score -= top;
             if (!rsc_commit(m, f, count)) return RSC_ENOMEM;
-            rsc_layer *l = &m->layers[m->layer_n - 1];
-            l->skipped = skipped;
-            l->drop = drop;
+            m->last_skipped = skipped;
+            m->last_drop = drop;
             return skipped ? RSC_STEP_SKIPPED : RSC_STEP_COMMITTED;
         }
         return RSC_STEP_UNREACHABLE;
@@ -182,11 +183,13 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
 }
 
 int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const double *x, const double *y,
-                    const double *time, const double *course, const double *speed, const double *accuracy) {
-    if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX) return RSC_EINVAL;
+                    const double *time, const double *course, const double *speed, const double *accuracy,
+                    size_t stride) {
+    if (!m || !p || (n > 0 && (!x || !y)) || n > INT32_MAX || stride == 0) return RSC_EINVAL;
     if (rsc_match_params_check(p, NULL, 0) != RSC_OK) return RSC_EINVAL;
     m->p = p;
     m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->accuracy = accuracy; m->n = n;
+    m->stride = stride;
     if (!RSC_GROW(m->fixes, m->fix_cap, n ? n : 1)) return RSC_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         m->fixes[i].arc = -1;
@@ -194,8 +197,6 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         m->fixes[i].path_index = -1;
         m->fixes[i].offset = NAN;
         m->fixes[i].distance = NAN;
-        m->fixes[i].x = NAN;
-        m->fixes[i].y = NAN;
         m->fixes[i].held = 0;
     }
     m->sub_n = 0;

@@ -31,10 +31,12 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
     }
     k = kept;
     if (!RSC_GROW(m->states, m->state_cap, m->state_n + 2 * (size_t)k)) return RSC_ENOMEM;
-    int use_heading = rsc_known(m->course, f) && (!rsc_known(m->speed, f) || m->speed[f] >= p->min_heading_speed);
+    int use_heading = rsc_known(m, m->course, f) &&
+                      (!rsc_known(m, m->speed, f) || rsc_col(m, m->speed, f) >= p->min_heading_speed);
     double inv2h2 = 0.5 / (p->heading_sigma * p->heading_sigma);
     /* a fix reporting a larger horizontal accuracy than the model's sigma is scored with its own */
-    double sigma = rsc_known(m->accuracy, f) && m->accuracy[f] > p->sigma ? m->accuracy[f] : p->sigma;
+    double sigma = rsc_known(m, m->accuracy, f) && rsc_col(m, m->accuracy, f) > p->sigma ? rsc_col(m, m->accuracy, f)
+                                                                                         : p->sigma;
     int count = 0;
     for (int i = 0; i < k; i++) {
         const rsc_candidate *c = &m->cands[i];
@@ -60,7 +62,7 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
             if (m->route_arc && m->route_arc[arc]) s->emission += m->route_bonus;
             if (use_heading) {
                 double bearing = dir == 0 ? c->bearing : c->bearing + 180.0;
-                double d = rsc_angle_diff(m->course[f], bearing);
+                double d = rsc_angle_diff(rsc_col(m, m->course, f), bearing);
                 s->emission -= d * d * inv2h2;
             }
             s->score = -INFINITY;

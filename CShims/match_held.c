@@ -16,16 +16,11 @@ static int rsc_known_point(const rsc_matcher *m, int32_t arc, double offset, con
     return 0;
 }
 
-int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
-                   rsc_match_fix *out) {
+/* The held fix's point on the stretch from a to b (see rsc_place_held), written to *out (arc, offset, distance: a's
+ * point already there) and *x, *y; returns the step the point lies on (1: b's arc). */
+static int rsc_place_on_stretch(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
+                                rsc_match_fix *out, double *x, double *y) {
     const rsc_match_graph *g = m->g;
-    /* Fallback and first choice: the held layer's own matched point. */
-    out->arc = a->arc;
-    out->offset = a->offset;
-    out->x = a->x;
-    out->y = a->y;
-    out->distance = sqrt((hx - a->x) * (hx - a->x) + (hy - a->y) * (hy - a->y));
-    out->held = 1;
     int step = 0;
     if (!b) return step;
     /* The driven stretch from a to b as (arc, from, to): along one arc, a's point to b's; else a's arc from a's point
@@ -67,12 +62,28 @@ int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, con
             if (d < out->distance) {
                 out->arc = arc;
                 out->offset = o;
-                out->x = px;
-                out->y = py;
+                *x = px;
+                *y = py;
                 out->distance = d;
                 step = s;
             }
         }
+    }
+    return step;
+}
+
+int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
+                   rsc_match_fix *out, double *x, double *y) {
+    /* Fallback and first choice: the held layer's own matched point. */
+    double px = a->x, py = a->y;
+    out->arc = a->arc;
+    out->offset = a->offset;
+    out->distance = sqrt((hx - a->x) * (hx - a->x) + (hy - a->y) * (hy - a->y));
+    out->held = 1;
+    int step = rsc_place_on_stretch(m, hx, hy, a, b, out, &px, &py);
+    if (x && y) {
+        *x = px;
+        *y = py;
     }
     return step;
 }

@@ -12,7 +12,7 @@ typedef struct rsc_stream_slot {
     int32_t kind;
     int64_t layer; /* global layer id (scored, held) */
     double x, y;   /* the fix */
-    rsc_match_fix answer; /* unmatched, frozen */
+    rsc_stream_answer answer; /* unmatched, frozen */
 } rsc_stream_slot;
 
 struct rsc_stream {
@@ -29,15 +29,15 @@ struct rsc_stream {
     uint64_t pushed;    /* since the last reset */
 };
 
-static void rsc_stream_unmatched(rsc_match_fix *a) {
-    a->arc = -1;
-    a->sub = -1;
-    a->path_index = -1;
-    a->offset = NAN;
-    a->distance = NAN;
+static void rsc_stream_unmatched(rsc_stream_answer *a) {
+    a->fix.arc = -1;
+    a->fix.sub = -1;
+    a->fix.path_index = -1;
+    a->fix.held = 0;
+    a->fix.offset = NAN;
+    a->fix.distance = NAN;
     a->x = NAN;
     a->y = NAN;
-    a->held = 0;
 }
 
 static void rsc_stream_forget_searches(rsc_matcher *m) {
@@ -118,7 +118,7 @@ static const rsc_state *rsc_stream_chain_state(const rsc_stream *s, int64_t laye
     return best >= 0 ? &m->states[best] : NULL;
 }
 
-static void rsc_stream_answer(const rsc_stream *s, const rsc_stream_slot *slot, rsc_match_fix *out) {
+static void rsc_stream_answer_of(const rsc_stream *s, const rsc_stream_slot *slot, rsc_stream_answer *out) {
     if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) {
         *out = slot->answer;
         return;
@@ -133,19 +133,19 @@ static void rsc_stream_answer(const rsc_stream *s, const rsc_stream_slot *slot, 
             if (next && next->back >= 0) st = &s->m->states[next->back];
             else next = NULL;
         }
-        rsc_place_held(s->m, slot->x, slot->y, st, next, out);
-        out->sub = -1;
-        out->path_index = -1;
+        rsc_place_held(s->m, slot->x, slot->y, st, next, &out->fix, &out->x, &out->y);
+        out->fix.sub = -1;
+        out->fix.path_index = -1;
         return;
     }
-    out->arc = st->arc;
-    out->sub = -1;
-    out->path_index = -1;
-    out->offset = st->offset;
+    out->fix.arc = st->arc;
+    out->fix.sub = -1;
+    out->fix.path_index = -1;
+    out->fix.held = 0;
+    out->fix.offset = st->offset;
+    out->fix.distance = st->distance;
     out->x = st->x;
     out->y = st->y;
-    out->distance = st->distance;
-    out->held = 0;
 }
 
 /* Ends the current chain: the fixes on it keep the answers they have now; every state is released. */
@@ -155,7 +155,7 @@ static void rsc_stream_end_chain(rsc_stream *s) {
         for (uint64_t k = 0; k < kept; k++) {
             rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - k) % ((uint64_t)s->max_lag + 1)];
             if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) continue;
-            rsc_stream_answer(s, slot, &slot->answer);
+            rsc_stream_answer_of(s, slot, &slot->answer);
             slot->kind = RSC_SLOT_FROZEN;
         }
     }
@@ -248,7 +248,7 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
     size_t f = s->fix_n++;
     s->x[f] = x; s->y[f] = y; s->t[f] = time;
     s->course[f] = course; s->speed[f] = speed; s->accuracy[f] = accuracy;
-    m->x = s->x; m->y = s->y; m->t = s->t; m->n = s->fix_n;
+    m->x = s->x; m->y = s->y; m->t = s->t; m->n = s->fix_n; m->stride = 1;
     m->course = s->course; m->speed = s->speed; m->accuracy = s->accuracy;
     for (int attempt = 0; attempt < 2; attempt++) {
         int32_t recent = -1;
@@ -314,10 +314,10 @@ oom:
     return RSC_ENOMEM;
 }
 
-int rsc_stream_result(const rsc_stream *s, int32_t lag, rsc_match_fix *out) {
+int rsc_stream_result(const rsc_stream *s, int32_t lag, rsc_stream_answer *out) {
     if (!s || !out || lag < 0 || lag > s->max_lag || (uint64_t)lag >= s->pushed) return RSC_EINVAL;
     const rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - (uint64_t)lag) % ((uint64_t)s->max_lag + 1)];
-    rsc_stream_answer(s, slot, out);
+    rsc_stream_answer_of(s, slot, out);
     return RSC_OK;
 }
 

@@ -11,7 +11,7 @@ int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
     size_t pf = (size_t)prev->fix, cf = (size_t)cur[0].fix;
     double dx = m->x[cf] - m->x[pf], dy = m->y[cf] - m->y[pf];
     double gc = sqrt(dx * dx + dy * dy);
-    double dt = (m->t && isfinite(m->t[cf]) && isfinite(m->t[pf])) ? m->t[cf] - m->t[pf] : NAN;
+    double dt = rsc_known(m, m->t, cf) && rsc_known(m, m->t, pf) ? rsc_col(m, m->t, cf) - rsc_col(m, m->t, pf) : NAN;
     double bound = fmax(p->distance_factor * gc, gc + p->search_floor);
     if (isfinite(dt) && dt >= 0 && p->max_speed > 0) {
         /* |route - great circle| cannot exceed what the vehicle could drive in the interval (OSRM's rule). */
@@ -20,7 +20,8 @@ int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
     }
     /* Expected travelled distance from the speeds, when both fixes report one. */
     double travelled = NAN;
-    if (isfinite(dt) && rsc_known(m->speed, cf) && rsc_known(m->speed, pf)) travelled = 0.5 * (m->speed[cf] + m->speed[pf]) * dt;
+    if (isfinite(dt) && rsc_known(m, m->speed, cf) && rsc_known(m, m->speed, pf))
+        travelled = 0.5 * (rsc_col(m, m->speed, cf) + rsc_col(m, m->speed, pf)) * dt;
     double interval = isfinite(dt) ? dt : gc / 10.0;
     double beta = p->beta + p->beta_per_second * (interval > 1.0 ? interval - 1.0 : 0.0);
     double inv_beta = 1.0 / beta;

@@ -39,8 +39,6 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         fx->sub = sub_index;
         fx->offset = s->offset;
         fx->distance = s->distance;
-        fx->x = s->x;
-        fx->y = s->y;
         dist_sum += s->distance;
         if (k == len - 1) {
             sub->first_fix = s->fix;
@@ -96,7 +94,7 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         const rsc_state *next = li > 0 ? &m->states[m->chain[li - 1]] : NULL;
         int32_t f = m->held_fix[k];
         rsc_match_fix *fx = &m->fixes[f];
-        int on_next = rsc_place_held(m, m->x[f], m->y[f], s, next, fx);
+        int on_next = rsc_place_held(m, m->x[f], m->y[f], s, next, fx, NULL, NULL);
         fx->sub = sub_index;
         fx->path_index = m->fixes[on_next ? next->fix : s->fix].path_index;
         dist_sum += fx->distance;
@@ -127,11 +125,8 @@ int rsc_commit(rsc_matcher *m, size_t f, int count) {
     l->fix = (int32_t)f;
     l->start = (int32_t)m->state_n;
     l->count = count;
-    l->skipped = 0;
-    l->drop = 0;
-    double top = -INFINITY;
-    for (int j = 0; j < count; j++) if (m->states[m->state_n + (size_t)j].score > top) top = m->states[m->state_n + (size_t)j].score;
-    l->top = top;
+    m->last_skipped = 0;
+    m->last_drop = 0;
     m->state_n += (size_t)count;
     return 1;
 }

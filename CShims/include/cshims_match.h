@@ -95,15 +95,17 @@ typedef struct rsc_match_params {
  * fit; message may be NULL). */
 int rsc_match_params_check(const rsc_match_params *params, char *message, size_t size);
 
-/* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier). */
+/* Result for one fix. arc = -1 when the fix is unmatched (no candidate, invalid, or dropped as an outlier).
+ * 32 bytes: a batch run holds one per fix of the track (issue 16, item 11), so the matched point's local x/y are not
+ * kept here (a batch caller places the fix from arc and offset); the stream's answer carries them
+ * (rsc_stream_answer). */
 typedef struct rsc_match_fix {
     int32_t arc;
     int32_t sub;        /* sub-match index, -1 when unmatched */
     int32_t path_index; /* the step of its sub-match's path the fix lies on (0-based), -1 when unmatched */
+    int32_t held;       /* 1 when the fix was within min_fix_distance of the last scored fix and took its match */
     double offset;      /* metres along the arc from its tail */
     double distance;    /* fix to matched point, metres */
-    double x, y;        /* matched point in the local frame */
-    int32_t held;       /* 1 when the fix was within min_fix_distance of the last scored fix and took its match */
 } rsc_match_fix;
 
 /* One sub-match: a run of fixes joined by possible transitions. */
@@ -131,12 +133,15 @@ void rsc_matcher_destroy(rsc_matcher *matcher);
 
 /* Matches n fixes at (x[i], y[i]) (local metres; non-finite = invalid fix). `time`, `course`, `speed`, `accuracy`
  * (the fix's horizontal accuracy, 1 sigma, metres: a larger one than params->sigma widens that fix's emission) may be
- * NULL; NaN entries mean unknown. Results stay in the matcher until the next run. Returns the number of sub-matches
- * (>= 0) or a negative RSC_E* code (RSC_EINVAL for bad parameters, RSC_ENOMEM, RSC_EGEOS when a candidate search
- * failed: rsc_query_failure of the matcher's query says what failed). No allocation per fix once the
- * matcher's buffers have grown to the track size. */
+ * NULL; NaN entries mean unknown. Fix i's value of each is at [i * stride] (stride >= 1: 1 for arrays of their own;
+ * a caller holding its fixes as records of doubles points each into the first record, with the record's size in
+ * doubles, instead of copying a column per fix). They are read during the run only. Results stay in the matcher
+ * until the next run. Returns the number of sub-matches (>= 0) or a negative RSC_E* code (RSC_EINVAL for bad
+ * parameters or stride 0, RSC_ENOMEM, RSC_EGEOS when a candidate search failed: rsc_query_failure of the matcher's
+ * query says what failed). No allocation per fix once the matcher's buffers have grown to the track size. */
 int rsc_matcher_run(rsc_matcher *matcher, const rsc_match_params *params, size_t n, const double *x, const double *y,
-                    const double *time, const double *course, const double *speed, const double *accuracy);
+                    const double *time, const double *course, const double *speed, const double *accuracy,
+                    size_t stride);
 /* Results of the last run: n per-fix entries, the sub-matches, and the concatenated path steps. */
 const rsc_match_fix *rsc_matcher_fixes(const rsc_matcher *matcher);
 const rsc_match_sub *rsc_matcher_subs(const rsc_matcher *matcher);
@@ -173,10 +178,16 @@ void rsc_stream_destroy(rsc_stream *stream);
  * to the lag window. */
 int rsc_stream_push(rsc_stream *stream, double x, double y, double time, double course, double speed,
                     double accuracy);
-/* The answer for the fix pushed `lag` fixes before the newest (0: the newest), in *out (sub and path_index are -1;
- * held as in rsc_match_fix). RSC_OK (out->arc -1: unmatched), RSC_EINVAL when lag > max_lag or fewer fixes were
- * pushed since the last reset. */
-int rsc_stream_result(const rsc_stream *stream, int32_t lag, rsc_match_fix *out);
+/* The stream's answer for one fix: the result (sub and path_index are -1; held as in rsc_match_fix) and the matched
+ * point in the local frame (NaN when unmatched). */
+typedef struct rsc_stream_answer {
+    rsc_match_fix fix;
+    double x, y;
+} rsc_stream_answer;
+/* The answer for the fix pushed `lag` fixes before the newest (0: the newest), in *out (the caller's).
+ * RSC_OK (out->fix.arc -1: unmatched), RSC_EINVAL when lag > max_lag or fewer fixes were pushed since the last
+ * reset. */
+int rsc_stream_result(const rsc_stream *stream, int32_t lag, rsc_stream_answer *out);
 /* Arcs of the current route (favoured by route_bonus); n = 0 clears it. Applies from the next push. RSC_OK or
  * RSC_EINVAL (NULL, or an arc out of range). */
 int rsc_stream_set_route(rsc_stream *stream, const int32_t *arcs, size_t n);

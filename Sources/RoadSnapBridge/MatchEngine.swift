@@ -126,7 +126,9 @@ public final class MatchGraph: @unchecked Sendable {
     }
 }
 
-/// One fix as the engine matched it: `arc` is -1 when unmatched; offset is along the arc from its tail.
+/// One fix as the engine matched it: `arc` is -1 when unmatched; offset is along the arc from its tail. The matched
+/// point is not kept per fix (the engine's record is 32 bytes, one per fix of a big track: issue 16, item 11); the
+/// stream's answer carries it (`StreamAnswer`), a batch caller places the fix from arc and offset.
 public struct EngineFix: Hashable, Sendable {
     public var arc: Int
     public var subMatch: Int
@@ -134,7 +136,6 @@ public struct EngineFix: Hashable, Sendable {
     public var pathIndex: Int
     public var offset: Double
     public var distance: Double
-    public var point: LocalPoint
     /// The fix was too close to the last scored fix to be scored and took its match.
     public var held: Bool
 }
@@ -179,23 +180,55 @@ public final class MatchEngine {
     package func run(parameters: MatchEngineParameters, x: [Double], y: [Double], time: [Double]?, course: [Double]?,
                     speed: [Double]?, accuracy: [Double]? = nil) throws(NativeFailure) -> Int
     {
-        // A failed run leaves no results, not the previous run's.
         lastCount = 0
         lastSubs = 0
         let n = min(x.count, y.count)
         for a in [time, course, speed, accuracy] {
             if let a, a.count < n { throw .invalidArgument("per-fix arrays differ in length") }
         }
-        var params = parameters.raw
         let rc = withOptionalBuffer(time) { t in
             withOptionalBuffer(course) { c in
                 withOptionalBuffer(speed) { s in
                     withOptionalBuffer(accuracy) { a in
-                        rsc_matcher_run(handle, &params, n, x, y, t, c, s, a)
+                        Result { () throws(NativeFailure) in
+                            try run(parameters: parameters, x: x, y: y,
+                                    columns: FixColumns(stride: 1, time: t, course: c, speed: s, accuracy: a))
+                        }
                     }
                 }
             }
         }
+        return try rc.get()
+    }
+
+    /// Time, course, speed and accuracy per fix as the engine reads them: fix i's value of each at `[i * stride]`
+    /// (nil: not given; NaN = unknown). Stride 1 for arrays of their own; a caller holding its fixes as records of
+    /// doubles points each into the first record with the record's size in doubles, so no column is copied per fix
+    /// (issue 16, item 11). The pointers must stay valid during `run`, which reads them only then.
+    package struct FixColumns {
+        package var stride: Int
+        package var time, course, speed, accuracy: UnsafePointer<Double>?
+        package init(stride: Int, time: UnsafePointer<Double>?, course: UnsafePointer<Double>?,
+                     speed: UnsafePointer<Double>?, accuracy: UnsafePointer<Double>?)
+        {
+            self.stride = stride; self.time = time; self.course = course; self.speed = speed; self.accuracy = accuracy
+        }
+    }
+
+    /// The same run with the per-fix values read in place through `columns` (each holding at least
+    /// `min(x.count, y.count)` fixes' values).
+    @discardableResult
+    package func run(parameters: MatchEngineParameters, x: [Double], y: [Double], columns: FixColumns)
+        throws(NativeFailure) -> Int
+    {
+        // A failed run leaves no results, not the previous run's.
+        lastCount = 0
+        lastSubs = 0
+        let n = min(x.count, y.count)
+        guard columns.stride >= 1 else { throw .invalidArgument("per-fix columns need a stride of at least 1") }
+        var params = parameters.raw
+        let rc = rsc_matcher_run(handle, &params, n, x, y, columns.time, columns.course, columns.speed,
+                                 columns.accuracy, columns.stride)
         if rc == RSC_EINVAL { throw .invalidArgument("matching parameters out of range") }
         if rc < 0 { throw nativeFailure(rc, query.failureMessage, doing: "matching") }
         lastCount = n
@@ -228,7 +261,7 @@ public final class MatchEngine {
     public func fix(_ i: Int) -> EngineFix? {
         guard i >= 0, i < lastCount, let f = rsc_matcher_fixes(handle) else { return nil }
         return EngineFix(arc: Int(f[i].arc), subMatch: Int(f[i].sub), pathIndex: Int(f[i].path_index), offset: f[i].offset,
-                         distance: f[i].distance, point: LocalPoint(x: f[i].x, y: f[i].y), held: f[i].held != 0)
+                         distance: f[i].distance, held: f[i].held != 0)
     }
 
     /// Sub-matches of the last run, in track order.

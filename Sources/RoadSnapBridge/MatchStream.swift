@@ -1,5 +1,12 @@
 import CShims
 
+/// The stream's answer for one fix (`rsc_stream_answer`): the engine's result and the matched point in the local frame
+/// (NaN when unmatched), which a batch run does not keep per fix.
+public struct StreamAnswer: Hashable, Sendable {
+    public var fix: EngineFix
+    public var point: LocalPoint
+}
+
 /// The matching engine's incremental, lag-bounded mode (`rsc_stream_*`): push one fix at a time (local metres) and
 /// read the answer for the newest fix (lag 0) or one up to `maxLag` pushes back, which settles as fixes arrive. The
 /// same candidates, emission, transition, route search and step as `MatchEngine.run`; the route's arcs (see
@@ -43,13 +50,14 @@ public final class MatchStream {
     }
 
     /// The answer for the fix pushed `lag` fixes before the newest (0: the newest); nil when `lag` exceeds `maxLag` or
-    /// the fixes pushed since the last reset. `arc` is -1 (and `subMatch`, `pathIndex` always -1) when unmatched.
-    public func result(lag: Int = 0) -> EngineFix? {
+    /// the fixes pushed since the last reset. `fix.arc` is -1 (and `subMatch`, `pathIndex` always -1) when unmatched.
+    public func result(lag: Int = 0) -> StreamAnswer? {
         guard lag >= 0, lag <= maxLag else { return nil }
-        var f = rsc_match_fix()
-        guard rsc_stream_result(handle, Int32(lag), &f) == RSC_OK else { return nil }
-        return EngineFix(arc: Int(f.arc), subMatch: -1, pathIndex: -1, offset: f.offset, distance: f.distance,
-                         point: LocalPoint(x: f.x, y: f.y), held: f.held != 0)
+        var a = rsc_stream_answer()
+        guard rsc_stream_result(handle, Int32(lag), &a) == RSC_OK else { return nil }
+        return StreamAnswer(fix: EngineFix(arc: Int(a.fix.arc), subMatch: -1, pathIndex: -1, offset: a.fix.offset,
+                                           distance: a.fix.distance, held: a.fix.held != 0),
+                            point: LocalPoint(x: a.x, y: a.y))
     }
 
     /// Arcs of the current route (favoured by the route bonus from the next push); empty clears it.

@@ -122,6 +122,20 @@ public struct Fix: Hashable, Sendable {
         storedAccuracy = horizontalAccuracy ?? Fix.absent
     }
 
+    /// Where the time, course, speed and horizontal accuracy lie in a `Fix` seen as doubles, and its size in
+    /// doubles: the matcher reads them in place from a track's fixes instead of copying a column per fix (issue 16,
+    /// item 11; an unknown value is a NaN, which the engine takes as unknown, as it takes a NaN given for nil). Nil if
+    /// a `Fix` were ever not a record of doubles.
+    package static let doubleLayout: (stride: Int, time: Int, course: Int, speed: Int, accuracy: Int)? = {
+        let size = MemoryLayout<Double>.stride
+        guard MemoryLayout<Fix>.stride % size == 0, MemoryLayout<Fix>.alignment == MemoryLayout<Double>.alignment,
+              let t = MemoryLayout<Fix>.offset(of: \.storedTime), let c = MemoryLayout<Fix>.offset(of: \.storedCourse),
+              let s = MemoryLayout<Fix>.offset(of: \.storedSpeed), let a = MemoryLayout<Fix>.offset(of: \.storedAccuracy),
+              [t, c, s, a].allSatisfy({ $0 % size == 0 })
+        else { return nil }
+        return (MemoryLayout<Fix>.stride / size, t / size, c / size, s / size, a / size)
+    }()
+
     /// The bits a stored field holds when the value is unknown: a quiet NaN with a payload of its own.
     @usableFromInline static var absentBits: UInt64 { 0x7FF8_0000_0002_A5E7 }
     @usableFromInline static var absent: Double { Double(bitPattern: absentBits) }

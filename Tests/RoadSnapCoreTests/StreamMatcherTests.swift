@@ -26,7 +26,8 @@ import RoadSnapFormats
     }
 
     /// Online at lag L = the batch answer for the same fix over the same window (the fixes pushed so far), for every
-    /// fix of a 400-fix cut (past many cut-backs of the stream's window), lags 0, 2, 5, 10.
+    /// fix of a 400-fix cut (past many cut-backs of the stream's window), lags 0, 2, 5, 10. The stream's answer also
+    /// carries the matched point (the batch results keep none): `distance` from the fix, NaN when unmatched.
     @Test func onlineAtLagEqualsBatchOverTheSameWindow() throws {
         let network = try TestData.bellevue()
         let graph = try MatchGraph(network: network)
@@ -34,16 +35,25 @@ import RoadSnapFormats
         let engine = try MatchEngine(graph: graph, query: query)
         let (x, y, t) = try Self.localDrive(network, range: 200..<600)
         let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters.engine, maxLag: 10, routeBonus: 0)
-        var compared = 0, differing: [String] = []
+        var compared = 0, differing: [String] = [], pointsChecked = 0, badPoints: [String] = []
         for i in x.indices {
             try stream.push(x: x[i], y: y[i], time: t[i])
+            for lag in [0, 3] where lag <= i {
+                let a = try #require(stream.result(lag: lag))
+                let gap = ((x[i - lag] - a.point.x) * (x[i - lag] - a.point.x)
+                    + (y[i - lag] - a.point.y) * (y[i - lag] - a.point.y)).squareRoot()
+                pointsChecked += 1
+                if a.fix.arc >= 0 ? !(abs(gap - a.fix.distance) < 1e-6) : !(a.point.x.isNaN && a.point.y.isNaN) {
+                    badPoints.append("fix \(i - lag) lag \(lag): arc \(a.fix.arc), \(gap) m from the point, distance \(a.fix.distance)")
+                }
+            }
             guard i % 7 == 0 || i == x.count - 1 else { continue }
             let n = try engine.run(parameters: Self.parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
                                    time: Array(t[...i]), course: nil, speed: nil)
             #expect(n >= 1)
             let batch = engine.fixes
             for lag in [0, 2, 5, 10] where lag <= i {
-                let online = try #require(stream.result(lag: lag))
+                let online = try #require(stream.result(lag: lag)).fix
                 let b = batch[i - lag]
                 compared += 1
                 if online.arc != b.arc || (b.arc >= 0 && abs(online.offset - b.offset) > 1e-9) || online.held != b.held {
@@ -53,6 +63,8 @@ import RoadSnapFormats
         }
         #expect(compared > 200)
         #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+        #expect(pointsChecked > 700)
+        #expect(badPoints.isEmpty, "\(badPoints.count) of \(pointsChecked): \(badPoints.prefix(5))")
         #expect(stream.result(lag: 11) == nil)
     }
 
@@ -196,6 +208,45 @@ import RoadSnapFormats
             try engine.run(parameters: bad.engine, x: x, y: y, time: t, course: nil, speed: nil)
         }
         #expect(engine.fixes.isEmpty && engine.subMatches.isEmpty)
+    }
+
+    /// The engine reads time, course, speed and accuracy in place from `Fix` records (`Fix.doubleLayout`, as
+    /// `MapMatcher` gives them: issue 16, item 11) with the results it gives from arrays of their own; the values
+    /// do matter (leaving course, speed and accuracy out changes the match).
+    @Test func valuesReadInPlaceFromFixesEqualArraysOfTheirOwn() throws {
+        let network = try TestData.bellevue()
+        let graph = try MatchGraph(network: network)
+        let engine = try MatchEngine(graph: graph, query: try SegmentQuery(index: network.index, capacity: 256))
+        let (x, y, _) = try StreamMatcherTests.localDrive(network, range: 0..<400)
+        let track = try TrackReader.read(path: TestData.bellevueDrive)
+        let fixes = track.fixes.prefix(400).enumerated().map { i, f in
+            var g = f
+            g.course = i % 5 == 0 ? nil : Double((i * 37) % 360)
+            g.speed = i % 7 == 0 ? nil : Double(i % 30)
+            g.horizontalAccuracy = i % 3 == 0 ? nil : Double(i % 60)
+            return g
+        }
+        let parameters = StreamMatcherTests.parameters.engine
+        try engine.run(parameters: parameters, x: x, y: y, time: fixes.map { $0.time ?? .nan },
+                       course: fixes.map { $0.course ?? .nan }, speed: fixes.map { $0.speed ?? .nan },
+                       accuracy: fixes.map { $0.horizontalAccuracy ?? .nan })
+        let (arrays, arraySubs) = (engine.fixes, engine.subMatches)
+        let layout = try #require(Fix.doubleLayout)
+        let offsets: [Int] = [layout.stride, layout.time, layout.course, layout.speed, layout.accuracy]
+        #expect(offsets == [7, 2, 3, 4, 6])
+        try fixes.withUnsafeBytes { raw in
+            try raw.withMemoryRebound(to: Double.self) { d in
+                let base = try #require(d.baseAddress)
+                try engine.run(parameters: parameters, x: x, y: y, columns: MatchEngine.FixColumns(
+                    stride: layout.stride, time: base + layout.time, course: base + layout.course,
+                    speed: base + layout.speed, accuracy: base + layout.accuracy))
+            }
+        }
+        #expect(engine.fixes.count == 400 && engine.fixes.filter { $0.arc >= 0 }.count > 300)
+        #expect(engine.fixes == arrays && engine.subMatches == arraySubs)
+        try engine.run(parameters: parameters, x: x, y: y, time: fixes.map { $0.time ?? .nan }, course: nil,
+                       speed: nil)
+        #expect(engine.fixes != arrays)
     }
 }
 

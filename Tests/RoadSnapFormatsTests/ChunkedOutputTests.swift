@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CShims
 import RoadSnapCore
 @testable import RoadSnapFormats
 
@@ -13,7 +14,7 @@ import RoadSnapCore
     /// The sample drive with every seventh row left out (input rows with gaps, as after skipped rows) and the result.
     static let gappy: (Track, MatchResult) = {
         let kept = fullTrack.fixes.indices.filter { $0 % 7 != 3 }
-        let track = Track(name: "gappy", fixes: kept.map { fullTrack.fixes[$0] }, rows: kept)
+        let track = Track(name: "gappy", fixes: kept.map { fullTrack.fixes[$0] }, rows: kept.map { UInt32($0) })
         return (track, try! MapMatcher(network: network).match(track))
     }()
 
@@ -123,10 +124,14 @@ import RoadSnapCore
     }
 
     /// The per-fix records a 1,000,000-fix track holds whole are compact: a fix 56 bytes (was 96), a matched fix
-    /// with its optional 56 (was 72); unknown values stay distinct from NaN.
+    /// with its optional 56 (was 72), the engine's result 32 (was 56: no local x/y), a fix's input row and source
+    /// line 4 each (were 8); unknown values stay distinct from NaN.
     @Test func perFixRecordsAreCompactAndKeepTheirValues() {
         #expect(MemoryLayout<Fix>.stride == 56)
         #expect(MemoryLayout<MatchedFix?>.stride == 56)
+        #expect(MemoryLayout<rsc_match_fix>.stride == 32)
+        #expect(MemoryLayout.stride(ofValue: Self.fullTrack.rows[0]) == 4)
+        #expect(MemoryLayout.stride(ofValue: Self.fullTrack.sourceLines[0]) == 4)
         let c = GeoCoordinate(uncheckedLatitude: 47.5, longitude: -122.1)
         let none = Fix(coordinate: c)
         #expect(none.time == nil && none.course == nil && none.speed == nil && none.altitude == nil
@@ -145,5 +150,31 @@ import RoadSnapCore
         #expect(m.edge == 123_456 && m.subMatch == 7 && m.forward && m.arc == 2 * 123_456)
         m.forward = false
         #expect(m.arc == 2 * 123_456 + 1)
+    }
+
+    /// Rows and lines are 32-bit numbers: the largest that fit are kept as they are, the next ones (a track of more
+    /// than 4,294,967,295 rows or lines) are refused with a message naming them, never wrapped.
+    @Test func rowsAndLinesBeyond32BitsAreRefusedNotWrapped() throws {
+        let last = Track.maxRows - 1  // 0-based: the 4,294,967,295th row
+        #expect(Track.maxRows == 4_294_967_295)
+        #expect(Track.numbers(row: last, line: Track.maxRows).map { [$0.row, $0.line] } == [4_294_967_294, 4_294_967_295])
+        #expect(Track.numbers(row: Track.maxRows, line: 2) == nil)
+        #expect(Track.numbers(row: 0, line: Track.maxRows + 1) == nil)
+        #expect(Track.numbers(row: -1, line: 2) == nil)
+        let fix = Fix(coordinate: GeoCoordinate(uncheckedLatitude: 47.5, longitude: -122.1))
+        var fits = TrackBuilder(name: "big.csv")
+        fits.add(fix, line: 2, row: 0)
+        fits.add(fix, line: Track.maxRows, row: last)
+        let kept = try fits.finish(emptyReason: "none")
+        #expect(kept.rows == [0, 4_294_967_294] && kept.sourceLines == [2, 4_294_967_295])
+        for (row, line) in [(Track.maxRows, 3), (1, Track.maxRows + 1)] {
+            var builder = TrackBuilder(name: "big.csv")
+            builder.add(fix, line: 2, row: 0)
+            builder.add(fix, line: line, row: row)
+            builder.add(fix, line: 4, row: 2)
+            #expect(throws: RoadSnapError.invalidTrack(path: "big.csv", line: line, reason: "the track is too long: "
+                + "row \(row) (0-based) or line \(line) is beyond the 4294967295 rows and lines a track can have "
+                + "(they are kept as 32-bit numbers)")) { try builder.finish(emptyReason: "none") }
+        }
     }
 }

@@ -235,11 +235,7 @@ public final class MapMatcher {
             try frame.forward(latitudes: fixes.map(\.coordinate.latitude), longitudes: fixes.map(\.coordinate.longitude),
                               x: &xs, y: &ys)
         }
-        let times: [Double]? = fixes.contains { $0.time != nil } ? fixes.map { $0.time ?? .nan } : nil
-        let courses: [Double]? = fixes.contains { $0.course != nil } ? fixes.map { $0.course ?? .nan } : nil
-        let speeds: [Double]? = fixes.contains { $0.speed != nil } ? fixes.map { $0.speed ?? .nan } : nil
-        let accuracies: [Double]? = fixes.contains { $0.horizontalAccuracy != nil }
-            ? fixes.map { $0.horizontalAccuracy ?? .nan } : nil
+        let hasTime = fixes.contains { $0.time != nil }
         var used = parameters
         if used.sigmaFromTrack, let estimate = try estimateSigma(x: xs, y: ys, samples: Int.max) { used.sigma = estimate }
         if used.raiseSigmaToTrack, let estimate = try estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
@@ -252,16 +248,17 @@ public final class MapMatcher {
             // noise, white noise included (fixes scattered around the vehicle); it has fixes to spare. On a sparse
             // track every fix is evidence: only those within 2 sigma (a stop) are held.
             used.minFixDistance = 2 * used.sigma
-            if let times, let interval = medianInterval(times, samples: 256), interval <= 2 {
-                let jitter = jitterSigma(x: xs, y: ys, time: times, samples: 256)
-                let noise = max(used.sigma, min(jitter, used.radius))
-                used.minFixDistance = max(2 * noise, 6 * noise - 24)
+            if hasTime {
+                // an array for these estimates only, freed before the run (which reads the fixes in place)
+                let times = fixes.map { $0.time ?? .nan }
+                if let interval = medianInterval(times, samples: 256), interval <= 2 {
+                    let jitter = jitterSigma(x: xs, y: ys, time: times, samples: 256)
+                    let noise = max(used.sigma, min(jitter, used.radius))
+                    used.minFixDistance = max(2 * noise, 6 * noise - 24)
+                }
             }
         }
-        try native { () throws(NativeFailure) in
-            try engine.run(parameters: used.engine, x: xs, y: ys, time: times, course: courses, speed: speeds,
-                           accuracy: accuracies)
-        }
+        try runEngine(fixes, parameters: used.engine, hasTime: hasTime)
         if n > 1 << 16 {
             // a big track's positions are not kept for the next one (8 MB per million fixes each)
             xs = []
@@ -305,6 +302,30 @@ public final class MapMatcher {
         }
         if n > 1 << 16 { engine.releaseResults() }  // copied into `matched` and `subs` above
         return MatchResult(fixes: matched, subMatches: subs, parameters: used)
+    }
+
+    /// Runs the engine on the projected positions (`xs`, `ys`), reading each fix's time, course, speed and accuracy
+    /// in place from `fixes` (`Fix.doubleLayout`) rather than from a copied array per value (8 bytes per fix each
+    /// on a big track: issue 16, item 11). A value no fix has is not given to the engine, as before.
+    private func runEngine(_ fixes: [Fix], parameters: MatchEngineParameters, hasTime: Bool) throws(RoadSnapError) {
+        guard let layout = Fix.doubleLayout else {
+            throw .internalError("a fix is not a record of doubles; the matcher cannot read its times in place")
+        }
+        let hasCourse = fixes.contains { $0.course != nil }, hasSpeed = fixes.contains { $0.speed != nil }
+        let hasAccuracy = fixes.contains { $0.horizontalAccuracy != nil }
+        let run = fixes.withUnsafeBytes { raw in
+            raw.withMemoryRebound(to: Double.self) { doubles in
+                let base = doubles.baseAddress
+                func column(_ given: Bool, _ offset: Int) -> UnsafePointer<Double>? { given ? base.map { $0 + offset } : nil }
+                let columns = MatchEngine.FixColumns(
+                    stride: layout.stride, time: column(hasTime, layout.time), course: column(hasCourse, layout.course),
+                    speed: column(hasSpeed, layout.speed), accuracy: column(hasAccuracy, layout.accuracy))
+                return Result { () throws(NativeFailure) in
+                    try engine.run(parameters: parameters, x: xs, y: ys, columns: columns)
+                }
+            }
+        }
+        try native { () throws(NativeFailure) in _ = try run.get() }
     }
 
     /// The polyline along path steps: the edges' own vertices between points interpolated at the step ends.

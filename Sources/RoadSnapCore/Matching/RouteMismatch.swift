@@ -44,7 +44,7 @@ extension Track {
     /// The track keeping the first fix and then each fix at least `interval` seconds after the last one kept
     /// (fixes without a time are kept). For testing matching at sparser sampling.
     public func subsampled(every interval: Double) -> Track {
-        var kept: [Fix] = [], lines: [Int] = [], keptRows: [Int] = []
+        var kept: [Fix] = [], lines: [UInt32] = [], keptRows: [UInt32] = []
         var last = -Double.infinity
         for (i, f) in fixes.enumerated() {
             if let t = f.time {
@@ -52,8 +52,8 @@ extension Track {
                 last = t
             }
             kept.append(f)
-            lines.append(sourceLines.indices.contains(i) ? sourceLines[i] : i + 1)
-            keptRows.append(rows.indices.contains(i) ? rows[i] : i)
+            lines.append(sourceLines.indices.contains(i) ? sourceLines[i] : UInt32(i + 1))
+            keptRows.append(rows.indices.contains(i) ? rows[i] : UInt32(i))
         }
         return Track(name: name, fixes: kept, sourceLines: lines, skipped: skipped, rows: keptRows)
     }

@@ -87,16 +87,17 @@ public final class StreamMatcher {
     /// The answer for the fix pushed `lag` fixes before the newest: nil when unmatched, when `lag` exceeds `maxLag`
     /// or the fixes pushed since the last reset.
     public func result(lag: Int = 0) -> StreamMatch? {
-        guard let f = stream.result(lag: lag), f.arc >= 0 else { return nil }
+        guard let a = stream.result(lag: lag), a.fix.arc >= 0 else { return nil }
+        let f = a.fix
         let edge = f.arc >> 1, forward = f.arc & 1 == 0
         let edgeOffset = forward ? f.offset : max(0, network.edges.length(edge) - f.offset)
         let (coordinate, along) = pointOnEdge(edge, offset: edgeOffset) ?? {
-            let g = frame.inverse(f.point)
+            let g = frame.inverse(a.point)
             return (GeoCoordinate(uncheckedLatitude: g.latitude, longitude: g.longitude),
                     network.bearing(onEdge: edge, offset: edgeOffset))
         }()
         let bearing = forward ? along : (along + 180).truncatingRemainder(dividingBy: 360)
-        return StreamMatch(arc: f.arc, offset: f.offset, edgeOffset: edgeOffset, bearing: bearing, point: f.point,
+        return StreamMatch(arc: f.arc, offset: f.offset, edgeOffset: edgeOffset, bearing: bearing, point: a.point,
                            coordinate: coordinate, distance: f.distance, held: f.held)
     }
 

@@ -56,7 +56,7 @@ public enum MatchOutput {
     /// The input row of fix `i` (`Track.rows`): what every format writes as `fix_index`, so results join back to the
     /// input even when rows were skipped.
     @inline(__always)
-    static func inputRow(_ track: Track, _ i: Int) -> Int { i < track.rows.count ? track.rows[i] : i }
+    static func inputRow(_ track: Track, _ i: Int) -> Int { i < track.rows.count ? Int(track.rows[i]) : i }
 
     /// One LineString per sub-match (`edge_ids`, `length_m`, `duration_s`, `confidence`, `first_fix`, `last_fix`),
     /// then one Point per input fix (`fix_index`, `time`, `matched`, `edge_id`, `distance_m`, `offset_m`). Fix

@@ -4,13 +4,16 @@ import RoadSnapCore
 struct TrackBuilder {
     let name: String
     private(set) var fixes: [Fix] = []
-    private(set) var sourceLines: [Int] = []
+    private(set) var sourceLines: [UInt32] = []
     private(set) var segmentStarts: [Int] = []
     private(set) var skipped: [RoadSnapError] = []
     /// 0-based input row of each fix (see `Track.rows`).
-    private(set) var rows: [Int] = []
+    private(set) var rows: [UInt32] = []
     private var nextRow = 0
     private var segmentPending = true
+    /// The first fix whose row or line does not fit the track's 32-bit numbers (`Track.numbers`): `finish` refuses
+    /// the track, naming it; fixes after it are not kept.
+    private var tooLong: (row: Int, line: Int)? = nil
 
     init(name: String) { self.name = name }
 
@@ -26,15 +29,20 @@ struct TrackBuilder {
             nextRow = max(nextRow, (row ?? nextRow) + 1)
             return
         }
+        let r = row ?? nextRow
+        nextRow = max(nextRow, r + 1)
+        guard tooLong == nil else { return }
+        guard let numbers = Track.numbers(row: r, line: line) else {
+            tooLong = (r, line)
+            return
+        }
         if segmentPending || fixes.isEmpty {
             segmentStarts.append(fixes.count)
             segmentPending = false
         }
-        let r = row ?? nextRow
-        nextRow = max(nextRow, r + 1)
         fixes.append(fix)
-        sourceLines.append(line)
-        rows.append(r)
+        sourceLines.append(numbers.line)
+        rows.append(numbers.row)
     }
 
     /// Records a problem that left something out, naming the line (or record) when known; no input row is used up.
@@ -48,8 +56,13 @@ struct TrackBuilder {
         nextRow += 1
     }
 
-    /// The track, or an error naming the file (and the first skipped line) when no fix was usable.
+    /// The track, or an error naming the file (and the first skipped line) when no fix was usable, or the first fix
+    /// beyond `Track.maxRows` rows or lines.
     func finish(emptyReason: String) throws(RoadSnapError) -> Track {
+        if let (row, line) = tooLong {
+            throw .invalidTrack(path: name, line: line, reason: "the track is too long: row \(row) (0-based) or line "
+                + "\(line) is beyond the \(Track.maxRows) rows and lines a track can have (they are kept as 32-bit numbers)")
+        }
         guard !fixes.isEmpty else {
             if case let .invalidTrack(_, line, reason)? = skipped.first {
                 let more = skipped.count > 1 ? " (and \(skipped.count - 1) more unusable rows)" : ""
