@@ -118,7 +118,7 @@ static const rsc_state *rsc_stream_chain_state(const rsc_stream *s, int64_t laye
     return best >= 0 ? &m->states[best] : NULL;
 }
 
-static void rsc_stream_answer(const rsc_stream *s, const rsc_stream_slot *slot, rsc_match_fix *out) {
+static void rsc_stream_answer(const rsc_stream *s, const rsc_stream_slot *slot, int ahead, rsc_match_fix *out) {
     if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) {
         *out = slot->answer;
         return;
@@ -133,7 +133,7 @@ static void rsc_stream_answer(const rsc_stream *s, const rsc_stream_slot *slot, 
             if (next && next->back >= 0) st = &s->m->states[next->back];
             else next = NULL;
         }
-        rsc_place_held(s->m, slot->x, slot->y, st, next, out);
+        rsc_place_held(s->m, slot->x, slot->y, st, next, ahead && !next, out);
         out->sub = -1;
         out->path_index = -1;
         return;
@@ -155,7 +155,7 @@ static void rsc_stream_end_chain(rsc_stream *s) {
         for (uint64_t k = 0; k < kept; k++) {
             rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - k) % ((uint64_t)s->max_lag + 1)];
             if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) continue;
-            rsc_stream_answer(s, slot, &slot->answer);
+            rsc_stream_answer(s, slot, 0, &slot->answer);
             slot->kind = RSC_SLOT_FROZEN;
         }
     }
@@ -317,7 +317,7 @@ oom:
 int rsc_stream_result(const rsc_stream *s, int32_t lag, rsc_match_fix *out) {
     if (!s || !out || lag < 0 || lag > s->max_lag || (uint64_t)lag >= s->pushed) return RSC_EINVAL;
     const rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - (uint64_t)lag) % ((uint64_t)s->max_lag + 1)];
-    rsc_stream_answer(s, slot, out);
+    rsc_stream_answer(s, slot, 1, out);
     return RSC_OK;
 }
 
