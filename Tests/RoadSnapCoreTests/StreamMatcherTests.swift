@@ -71,6 +71,49 @@ import RoadSnapFormats
         #expect(stream.result(lag: 11) == nil)
     }
 
+    /// A chain that ends after outliers: the stream replays them into the next chain, as the batch run replays them
+    /// into the next sub-match. The drive cut at fix 120 and joined to its fixes 700 on, one second later: the jump is
+    /// unreachable, the first two fixes after it are outliers of the first chain (max_outliers 2) and the third ends
+    /// it. Online at lags 2, 5 and 10 equals the batch run over the same window for every window from the third on
+    /// (before it the batch run, at its track's end, replays the outliers it holds; the stream cannot know the drive
+    /// ends there), the replayed fixes matched.
+    @Test func outliersBeforeAChainEndAreReplayedAsTheBatchDoes() throws {
+        let network = try TestData.bellevue()
+        let graph = try MatchGraph(network: network)
+        let query = try SegmentQuery(index: network.index, capacity: 256)
+        let engine = try MatchEngine(graph: graph, query: query)
+        let a = try Self.localDrive(network, range: 0..<120), b = try Self.localDrive(network, range: 700..<760)
+        let x = a.x + b.x, y = a.y + b.y
+        let t = a.t + b.t.indices.map { (a.t.last ?? 0) + Double($0 + 1) }
+        let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters.engine, maxLag: 10, routeBonus: 0)
+        var compared = 0, differing: [String] = []
+        for i in x.indices {
+            try stream.push(x: x[i], y: y[i], time: t[i])
+            guard i >= 122 else { continue }
+            _ = try engine.run(parameters: Self.parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
+                               time: Array(t[...i]), course: nil, speed: nil)
+            let batch = engine.fixes
+            for lag in [2, 5, 10] {
+                let online = try #require(stream.result(lag: lag))
+                let f = batch[i - lag]
+                // the newest layer's held fixes are placed ahead (onlineAtLagEqualsBatchOverTheSameWindow)
+                if f.held, !batch[(i - lag)...].contains(where: { $0.arc >= 0 && !$0.held }) { continue }
+                compared += 1
+                if online.arc != f.arc || (f.arc >= 0 && abs(online.offset - f.offset) > 1e-9) || online.held != f.held {
+                    differing.append("fix \(i - lag) at \(i) lag \(lag): online \(online.arc)@\(online.offset) batch \(f.arc)@\(f.offset)")
+                }
+            }
+            if i == 130 {
+                // the batch run split at the jump and matched the replayed fixes
+                #expect(engine.subMatches.count == 2)
+                #expect(engine.subMatches.last?.firstFix == 120)
+                #expect(batch[120].arc >= 0 && batch[121].arc >= 0)
+            }
+        }
+        #expect(compared > 100)
+        #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+    }
+
     static func head(_ arc: Int, _ network: RoadNetwork) -> Int {
         let e = network.edges[RoadGraph.edge(ofArc: arc)]
         return RoadGraph.isForward(arc) ? e.toNode : e.fromNode
