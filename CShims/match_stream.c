@@ -374,5 +374,6 @@ size_t rsc_stream_memory(const rsc_stream *s) {
     const rsc_matcher *m = s->m;
     return m->state_cap * sizeof(rsc_state) + m->layer_cap * sizeof(rsc_layer) + m->entry_cap * sizeof(rsc_entry) +
            m->heap_cap * sizeof(rsc_heap_item) + s->fix_cap * 6 * sizeof(double) +
-           ((size_t)s->max_lag + 1) * sizeof(rsc_stream_slot);
+           ((size_t)s->max_lag + 1) * sizeof(rsc_stream_slot) +
+           (s->pend_cap + s->replay_cap) * sizeof(rsc_stream_pend);
 }
