@@ -29,7 +29,11 @@ static int rsc_place_ahead(rsc_matcher *m, double hx, double hy, const rsc_state
         if (m->cands[c].edge != a->arc >> 1) continue;
         double o = (a->arc & 1) ? len - m->cands[c].offset : m->cands[c].offset;
         if (!(o > a->offset)) continue;
-        if (o >= len) { at_head = 1; continue; }
+        if (o >= len) {
+            /* the nearest point is the head itself: the fix lies beyond the arc's end */
+            at_head = 1;
+            o = len;
+        }
         if (m->cands[c].distance < out->distance) {
             out->offset = o;
             out->x = m->cands[c].x;
