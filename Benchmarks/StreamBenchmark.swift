@@ -26,12 +26,16 @@ enum StreamBenchmark {
         var misses5 = [Int](repeating: 0, count: 4)
         var twins5 = 0
         var next5 = 0
+        /// Held with no scored fix in the window, where the batch puts the holding layer's own fix on another arc
+        /// than the stream's answer: the chain moved after the window, not the placement.
+        var chain5 = 0
         static func + (a: Agreement, b: Agreement) -> Agreement {
             var r = a
             for i in r.same.indices { r.same[i] += b.same[i]; r.total[i] += b.total[i] }
             for i in r.misses5.indices { r.misses5[i] += b.misses5[i] }
             r.twins5 += b.twins5
             r.next5 += b.next5
+            r.chain5 += b.chain5
             return r
         }
         var missText: String {
@@ -40,6 +44,7 @@ enum StreamBenchmark {
             return zip(kinds, misses5).map { "\($0) \(fmt(100 * Double($1) / n, 2, width: 0)) %" }.joined(separator: ", ")
                 + "; on the twin arc \(fmt(100 * Double(twins5) / n, 2, width: 0)) %"
                 + "; held without a scored fix, the batch on an arc leaving the stream's arc's head \(fmt(100 * Double(next5) / n, 2, width: 0)) %"
+                + "; held without a scored fix, the batch's holding layer's fix on another arc \(fmt(100 * Double(chain5) / n, 2, width: 0)) %"
         }
         var text: String {
             zip(StreamBenchmark.lags, zip(same, total)).map { lag, st in
@@ -76,6 +81,8 @@ enum StreamBenchmark {
                             if e.fromNode == g.toNode, e.toNode == g.fromNode { a.twins5 += 1 }
                             let head = o.isForward ? e.toNode : e.fromNode
                             if kind == 0, head == (b.forward ? g.fromNode : g.toNode) { a.next5 += 1 }
+                            if kind == 0, lastScored >= 0, let l = batch.fixes[lastScored],
+                               l.edge != o.edge || l.forward != o.isForward { a.chain5 += 1 }
                         }
                     }
                 }

@@ -245,10 +245,12 @@ RSC_HIDDEN void rsc_trim_states(rsc_matcher *m);
 /* match_held.c: places the held fix at (hx, hy), held by state a, on the driven stretch from a to b (the state of
  * the next layer on the same chain; NULL when a's layer is the newest): its nearest point along a's arc after a and
  * b's arc before b (along the one arc when a and b share it; after a U-turn in place, along a's arc after a), else
- * a's point. Writes arc, offset, distance and held = 1 to *out (sub and path_index are the caller's) and the point
- * to *x, *y (both NULL when not wanted: a batch run keeps no points); returns 1 when the point lies on b's arc, else
- * 0. Uses the matcher's candidate scratch. */
-RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
+ * a's point. Without b and with `ahead` (the next layer is not known yet), along a's arc after a or, when the fix
+ * lies beyond a's arc's head, along an arc leaving the head where nearer; without b and `ahead` 0 (the chain ends
+ * at a), a's point. Writes arc, offset, distance and held = 1 to *out (sub and path_index are the caller's) and the
+ * point to *x, *y (both NULL when not wanted: a batch run keeps no points); returns 1 when the point lies on b's arc
+ * (or, ahead, beyond a's arc), else 0. Uses the matcher's candidate scratch. */
+RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b, int ahead,
                               rsc_match_fix *out, double *x, double *y);
 
 /* match.c: the one step of the batch run and the stream: scores fix f (valid, not held) against the current

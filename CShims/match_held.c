@@ -16,13 +16,61 @@ static int rsc_known_point(const rsc_matcher *m, int32_t arc, double offset, con
     return 0;
 }
 
+/* rsc_place_held without a next layer yet (the stream's newest layer): the fix's nearest point along a's arc after a
+ * or, when that is a's arc's head (the fix lies beyond its end), along an arc leaving the head (no U-turn, no
+ * restricted turn) where it is nearer: where the batch run places it once the next layer lies on that arc. Writes
+ * *out and *x, *y as rsc_place_on_stretch does; returns 1 when the point lies beyond a's arc, else 0. */
+static int rsc_place_ahead(rsc_matcher *m, double hx, double hy, const rsc_state *a, rsc_match_fix *out, double *x,
+                           double *y) {
+    const rsc_match_graph *g = m->g;
+    int k = rsc_query_candidates(m->query, hx, hy, m->p->radius, 1, m->cands, m->cand_cap);
+    double len = g->arc_length[a->arc];
+    int at_head = 0;
+    for (int c = 0; c < k; c++) {
+        if (m->cands[c].edge != a->arc >> 1) continue;
+        double o = (a->arc & 1) ? len - m->cands[c].offset : m->cands[c].offset;
+        if (!(o > a->offset)) continue;
+        if (o >= len) {
+            /* the nearest point is the head itself: the fix lies beyond the arc's end */
+            at_head = 1;
+            o = len;
+        }
+        if (m->cands[c].distance < out->distance) {
+            out->offset = o;
+            *x = m->cands[c].x;
+            *y = m->cands[c].y;
+            out->distance = m->cands[c].distance;
+        }
+    }
+    if (!at_head) return 0;
+    int32_t head = g->arc_head[a->arc], twin = g->twin[a->arc];
+    int on = 0;
+    for (int32_t i = g->out_start[head]; i < g->out_start[head + 1]; i++) {
+        int32_t arc = g->out_arcs[i];
+        if (arc == twin || arc == a->arc || !rsc_turn_allowed(g, a->arc, arc)) continue;
+        double alen = g->arc_length[arc];
+        for (int c = 0; c < k; c++) {
+            if (m->cands[c].edge != arc >> 1) continue;
+            double o = (arc & 1) ? alen - m->cands[c].offset : m->cands[c].offset;
+            if (!(o > 0) || !(m->cands[c].distance < out->distance)) continue;
+            out->arc = arc;
+            out->offset = o;
+            *x = m->cands[c].x;
+            *y = m->cands[c].y;
+            out->distance = m->cands[c].distance;
+            on = 1;
+        }
+    }
+    return on;
+}
+
 /* The held fix's point on the stretch from a to b (see rsc_place_held), written to *out (arc, offset, distance: a's
  * point already there) and *x, *y; returns the step the point lies on (1: b's arc). */
 static int rsc_place_on_stretch(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
-                                rsc_match_fix *out, double *x, double *y) {
+                                int ahead, rsc_match_fix *out, double *x, double *y) {
     const rsc_match_graph *g = m->g;
     int step = 0;
-    if (!b) return step;
+    if (!b) return ahead ? rsc_place_ahead(m, hx, hy, a, out, x, y) : step;
     /* The driven stretch from a to b as (arc, from, to): along one arc, a's point to b's; else a's arc from a's point
      * and b's arc up to b's point (the arcs of the route between are short where a fix is held, near a's fix, and
      * are not known to the stream once its window is cut back); after a U-turn in place, a's arc from a's point. No
@@ -72,7 +120,7 @@ static int rsc_place_on_stretch(rsc_matcher *m, double hx, double hy, const rsc_
     return step;
 }
 
-int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b,
+int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, const rsc_state *b, int ahead,
                    rsc_match_fix *out, double *x, double *y) {
     /* Fallback and first choice: the held layer's own matched point. */
     double px = a->x, py = a->y;
@@ -80,7 +128,7 @@ int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_state *a, con
     out->offset = a->offset;
     out->distance = sqrt((hx - a->x) * (hx - a->x) + (hy - a->y) * (hy - a->y));
     out->held = 1;
-    int step = rsc_place_on_stretch(m, hx, hy, a, b, out, &px, &py);
+    int step = rsc_place_on_stretch(m, hx, hy, a, b, ahead, out, &px, &py);
     if (x && y) {
         *x = px;
         *y = py;

@@ -25,6 +25,10 @@ struct rsc_stream {
     int32_t held_pos;   /* index of a held fix after the last layer, -1 when none */
     int64_t layer_base; /* global id of m->layers[0] */
     int pending;        /* consecutive unreachable fixes (outliers) */
+    struct rsc_stream_pend *pend; /* those fixes, to be replayed should the chain end before a fix is scored */
+    size_t pend_n, pend_cap;
+    struct rsc_stream_pend *replay; /* the fixes being replayed (a stack: a replay can end a chain and replay) */
+    size_t replay_n, replay_cap;
     rsc_stream_slot *ring; /* max_lag + 1 slots; slot of push k: k % (max_lag + 1) */
     uint64_t pushed;    /* since the last reset */
 };
@@ -72,7 +76,7 @@ rsc_stream *rsc_stream_create(const rsc_match_graph *g, rsc_query *query, const 
 void rsc_stream_destroy(rsc_stream *s) {
     if (!s) return;
     rsc_matcher_destroy(s->m);
-    free(s->x); free(s->y); free(s->t); free(s->course); free(s->speed); free(s->accuracy); free(s->ring);
+    free(s->x); free(s->y); free(s->t); free(s->course); free(s->speed); free(s->accuracy); free(s->ring); free(s->pend); free(s->replay);
     free(s);
 }
 
@@ -85,6 +89,8 @@ void rsc_stream_reset(rsc_stream *s) {
     s->held_pos = -1;
     s->layer_base = 0;
     s->pending = 0;
+    s->pend_n = 0;
+    s->replay_n = 0;
     s->pushed = 0;
 }
 
@@ -118,7 +124,7 @@ static const rsc_state *rsc_stream_chain_state(const rsc_stream *s, int64_t laye
     return best >= 0 ? &m->states[best] : NULL;
 }
 
-static void rsc_stream_answer_of(const rsc_stream *s, const rsc_stream_slot *slot, rsc_stream_answer *out) {
+static void rsc_stream_answer_of(const rsc_stream *s, const rsc_stream_slot *slot, int ahead, rsc_stream_answer *out) {
     if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) {
         *out = slot->answer;
         return;
@@ -133,7 +139,7 @@ static void rsc_stream_answer_of(const rsc_stream *s, const rsc_stream_slot *slo
             if (next && next->back >= 0) st = &s->m->states[next->back];
             else next = NULL;
         }
-        rsc_place_held(s->m, slot->x, slot->y, st, next, &out->fix, &out->x, &out->y);
+        rsc_place_held(s->m, slot->x, slot->y, st, next, ahead && !next, &out->fix, &out->x, &out->y);
         out->fix.sub = -1;
         out->fix.path_index = -1;
         return;
@@ -155,7 +161,7 @@ static void rsc_stream_end_chain(rsc_stream *s) {
         for (uint64_t k = 0; k < kept; k++) {
             rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - k) % ((uint64_t)s->max_lag + 1)];
             if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) continue;
-            rsc_stream_answer_of(s, slot, &slot->answer);
+            rsc_stream_answer_of(s, slot, 0, &slot->answer);
             slot->kind = RSC_SLOT_FROZEN;
         }
     }
@@ -216,26 +222,36 @@ static int rsc_stream_reserve(rsc_stream *s, size_t need) {
     return 1;
 }
 
-int rsc_stream_push(rsc_stream *s, double x, double y, double time, double course, double speed, double accuracy) {
-    if (!s) return RSC_EINVAL;
+/* One of the fixes a chain ended after (the outliers before the end), replayed into the next chain as the batch
+ * run replays them: the fix and its push number. */
+typedef struct rsc_stream_pend {
+    double x, y, t, course, speed, accuracy;
+    uint64_t push;
+} rsc_stream_pend;
+
+/* The ring slot of push `push`, or NULL when it has left the lag window. */
+static rsc_stream_slot *rsc_stream_slot_of(rsc_stream *s, uint64_t push) {
+    if (s->pushed - 1 - push > (uint64_t)s->max_lag) return NULL;
+    return &s->ring[push % ((uint64_t)s->max_lag + 1)];
+}
+
+/* Scores or holds one fix (push number `push`, its slot already marked unmatched) on the current chain. */
+static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, double time, double course,
+                           double speed, double accuracy) {
     rsc_matcher *m = s->m;
-    rsc_stream_slot *slot = &s->ring[s->pushed % ((uint64_t)s->max_lag + 1)];
-    s->pushed++;
-    slot->kind = RSC_SLOT_UNMATCHED;
-    slot->layer = -1;
-    slot->x = x;
-    slot->y = y;
-    rsc_stream_unmatched(&slot->answer);
+    rsc_stream_slot *slot = rsc_stream_slot_of(s, push);
     if (!isfinite(x) || !isfinite(y)) return RSC_OK;
     if (m->layer_n > 0 && s->pending == 0 && s->p.min_fix_distance > 0) {
         int32_t lf = m->layers[m->layer_n - 1].fix;
         double hx = x - s->x[lf], hy = y - s->y[lf];
         if (hx * hx + hy * hy < s->p.min_fix_distance * s->p.min_fix_distance) {
             /* held: it takes its layer's state; only the latest held fix is kept (the gap is measured from it) */
-            slot->kind = RSC_SLOT_HELD;
-            slot->layer = s->layer_base + (int64_t)m->layer_n - 1;
+            if (slot) {
+                slot->kind = RSC_SLOT_HELD;
+                slot->layer = s->layer_base + (int64_t)m->layer_n - 1;
+            }
             if (s->held_pos < 0) {
-                if (!rsc_stream_reserve(s, s->fix_n + 1)) goto oom;
+                if (!rsc_stream_reserve(s, s->fix_n + 1)) return RSC_ENOMEM;
                 s->held_pos = (int32_t)s->fix_n++;
             }
             size_t h = (size_t)s->held_pos;
@@ -244,7 +260,7 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
             return RSC_OK;
         }
     }
-    if (!rsc_stream_reserve(s, s->fix_n + 1)) goto oom;
+    if (!rsc_stream_reserve(s, s->fix_n + 1)) return RSC_ENOMEM;
     size_t f = s->fix_n++;
     s->x[f] = x; s->y[f] = y; s->t[f] = time;
     s->course[f] = course; s->speed[f] = speed; s->accuracy[f] = accuracy;
@@ -254,10 +270,7 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
         int32_t recent = -1;
         if (m->layer_n > 0) recent = s->held_pos >= 0 ? s->held_pos : m->layers[m->layer_n - 1].fix;
         int st = rsc_step(m, f, recent);
-        if (st < 0) {
-            rsc_stream_reset(s);
-            return st;
-        }
+        if (st < 0) return st;
         if (st == RSC_STEP_NONE) {
             s->fix_n--;
             return RSC_OK;
@@ -267,8 +280,9 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
              * this fix's layer has its global id */
             int64_t gone = s->layer_base + (int64_t)m->layer_n - 1;
             uint64_t kept = s->pushed < (uint64_t)s->max_lag + 1 ? s->pushed : (uint64_t)s->max_lag + 1;
-            for (uint64_t k = 1; k < kept; k++) {
+            for (uint64_t k = 0; k < kept; k++) {
                 rsc_stream_slot *old = &s->ring[(s->pushed - 1 - k) % ((uint64_t)s->max_lag + 1)];
+                if (old == slot) continue;
                 if ((old->kind == RSC_SLOT_SCORED || old->kind == RSC_SLOT_HELD) && old->layer == gone) {
                     old->kind = RSC_SLOT_UNMATCHED;
                     old->layer = -1;
@@ -279,19 +293,22 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
         }
         if (st == RSC_STEP_COMMITTED) {
             s->pending = 0;
+            s->pend_n = 0;
             if (s->held_pos >= 0) {
                 /* the held fix before it is no longer the latest: the layer's fix takes its place */
                 size_t h = (size_t)s->held_pos;
                 s->x[h] = x; s->y[h] = y; s->t[h] = time;
-            s->course[h] = course; s->speed[h] = speed; s->accuracy[h] = accuracy;
+                s->course[h] = course; s->speed[h] = speed; s->accuracy[h] = accuracy;
                 m->layers[m->layer_n - 1].fix = (int32_t)h;
                 for (int32_t j = 0; j < m->layers[m->layer_n - 1].count; j++)
                     m->states[m->layers[m->layer_n - 1].start + j].fix = (int32_t)h;
                 s->fix_n--;
                 s->held_pos = -1;
             }
-            slot->kind = RSC_SLOT_SCORED;
-            slot->layer = s->layer_base + (int64_t)m->layer_n - 1;
+            if (slot) {
+                slot->kind = RSC_SLOT_SCORED;
+                slot->layer = s->layer_base + (int64_t)m->layer_n - 1;
+            }
             size_t window = (size_t)s->max_lag + 2;
             if (m->layer_n >= 2 * window + 16) rsc_stream_compact(s, window);
             return RSC_OK;
@@ -299,25 +316,56 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
         if (st == RSC_STEP_UNREACHABLE && s->pending < s->p.max_outliers) {
             s->pending++;
             s->fix_n--;
+            /* kept to be replayed into the next chain should this one end before a fix is scored */
+            if (!RSC_GROW(s->pend, s->pend_cap, s->pend_n + 1)) return RSC_ENOMEM;
+            s->pend[s->pend_n++] = (rsc_stream_pend){x, y, time, course, speed, accuracy, push};
             return RSC_OK;
         }
-        /* the chain ends before this fix, which starts the next one */
+        /* the chain ends before this fix; the outliers before it (as the batch run does) and then the fix start the
+         * next one */
+        size_t replay = s->pend_n, base = s->replay_n;
+        if (replay > 0) {
+            /* copied onto the replay stack: replaying them may end the next chain too, and replay again */
+            if (!RSC_GROW(s->replay, s->replay_cap, base + replay)) return RSC_ENOMEM;
+            memcpy(&s->replay[base], s->pend, replay * sizeof *s->replay);
+            s->replay_n = base + replay;
+        }
         rsc_stream_end_chain(s);
+        s->fix_n = 0;
+        s->pend_n = 0;
+        for (size_t k = 0; k < replay; k++) {
+            rsc_stream_pend a = s->replay[base + k];
+            int r = rsc_stream_take(s, a.push, a.x, a.y, a.t, a.course, a.speed, a.accuracy);
+            if (r != RSC_OK) return r;
+        }
+        s->replay_n = base;
+        if (replay > 0) return rsc_stream_take(s, push, x, y, time, course, speed, accuracy);
         s->x[0] = x; s->y[0] = y; s->t[0] = time;
         s->course[0] = course; s->speed[0] = speed; s->accuracy[0] = accuracy;
         s->fix_n = 1;
         f = 0;
     }
     return RSC_OK; /* unreachable: a fix with candidates always starts a chain */
-oom:
-    rsc_stream_reset(s);
-    return RSC_ENOMEM;
+}
+
+int rsc_stream_push(rsc_stream *s, double x, double y, double time, double course, double speed, double accuracy) {
+    if (!s) return RSC_EINVAL;
+    rsc_stream_slot *slot = &s->ring[s->pushed % ((uint64_t)s->max_lag + 1)];
+    s->pushed++;
+    slot->kind = RSC_SLOT_UNMATCHED;
+    slot->layer = -1;
+    slot->x = x;
+    slot->y = y;
+    rsc_stream_unmatched(&slot->answer);
+    int r = rsc_stream_take(s, s->pushed - 1, x, y, time, course, speed, accuracy);
+    if (r != RSC_OK) rsc_stream_reset(s);
+    return r;
 }
 
 int rsc_stream_result(const rsc_stream *s, int32_t lag, rsc_stream_answer *out) {
     if (!s || !out || lag < 0 || lag > s->max_lag || (uint64_t)lag >= s->pushed) return RSC_EINVAL;
     const rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - (uint64_t)lag) % ((uint64_t)s->max_lag + 1)];
-    rsc_stream_answer_of(s, slot, out);
+    rsc_stream_answer_of(s, slot, 1, out);
     return RSC_OK;
 }
 
@@ -326,5 +374,6 @@ size_t rsc_stream_memory(const rsc_stream *s) {
     const rsc_matcher *m = s->m;
     return m->state_cap * sizeof(rsc_state) + m->layer_cap * sizeof(rsc_layer) + m->entry_cap * sizeof(rsc_entry) +
            m->heap_cap * sizeof(rsc_heap_item) + s->fix_cap * 6 * sizeof(double) +
-           ((size_t)s->max_lag + 1) * sizeof(rsc_stream_slot);
+           ((size_t)s->max_lag + 1) * sizeof(rsc_stream_slot) +
+           (s->pend_cap + s->replay_cap) * sizeof(rsc_stream_pend);
 }

@@ -94,7 +94,7 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         const rsc_state *next = li > 0 ? &m->states[m->chain[li - 1]] : NULL;
         int32_t f = m->held_fix[k];
         rsc_match_fix *fx = &m->fixes[f];
-        int on_next = rsc_place_held(m, m->x[f], m->y[f], s, next, fx, NULL, NULL);
+        int on_next = rsc_place_held(m, m->x[f], m->y[f], s, next, 0, fx, NULL, NULL);
         fx->sub = sub_index;
         fx->path_index = m->fixes[on_next ? next->fix : s->fix].path_index;
         dist_sum += fx->distance;

@@ -160,8 +160,9 @@ size_t rsc_matcher_set_pruning(rsc_matcher *matcher, size_t min_states, size_t m
  * its layer (lag 0), the answer for the fix `lag` pushes back is read off the best chain through it (it settles as
  * more fixes arrive). Held fixes (within min_fix_distance of the last scored one) take their layer's state; a fix
  * without a candidate, or unreachable (an outlier, up to max_outliers in a row), is unmatched; a longer unreachable
- * run or a time gap with little progress ends the chain and starts a new one at the fix (the answers of the fixes
- * before are kept as they were). Memory is bounded: states, layers and route searches older than the lag window are
+ * run or a time gap with little progress ends the chain and starts a new one at the fix, with the outliers just before
+ * it replayed into it first, as rsc_matcher_run replays them into the next sub-match (the answers of the fixes before
+ * are kept as they were). Memory is bounded: states, layers and route searches older than the lag window are
  * released as the drive goes on. Not thread-safe; graph and query must outlive it. */
 typedef struct rsc_stream rsc_stream;
 /* A stream answering up to `max_lag` (0..1024) fixes back, with a copy of `params` (checked with

@@ -40,9 +40,10 @@ import Testing
         #expect(lag0.locations.count == lag0.fixes)
         #expect(lag5.locations.count == lag5.fixes - 5)
         // The same edge as the batch matcher (measured with OnlineMatcher before the swap: 97.4 % at lag 0, 98.9 %
-        // at lag 5; the engine's stream: see docs/matching-engine.md).
-        #expect(lag0.agreement >= 0.96)
-        #expect(lag5.agreement >= 0.98)
+        // at lag 5; the engine's stream with held fixes placed ahead, 2026-12-04: 97.2 % and 99.6 %; see
+        // docs/matching-engine.md).
+        #expect(lag0.agreement >= 0.97)
+        #expect(lag5.agreement >= 0.99)
     }
 
     @Test func aLongGapRestartsMatchingAndAnswersTheHeldFixes() throws {
