@@ -32,6 +32,10 @@ struct rsc_match_graph {
     int borrowed; /* rsc_match_graph_borrow: the arrays belong to the caller */
     /* Node positions (local metres) for the goal-directed search; NULL when not given. */
     double *node_x, *node_y;
+    /* Free-flow speed per arc (m/s) for the quickest route between matched fixes; NULL when not given or when every
+     * arc has the same speed (the quickest route is then the shortest); max_speed the fastest of them. */
+    double *arc_speed;
+    double max_arc_speed;
 };
 
 /* One Viterbi state: a candidate arc position of one fix. */
@@ -205,6 +209,14 @@ typedef struct rsc_search_goal {
  * holds the search to the last label settled). The transition's results are the same either way. 0 on out of
  * memory. */
 RSC_HIDDEN int rsc_search(rsc_matcher *m, int32_t src, double need, const rsc_search_goal *goal);
+/* How far the route searches of the transition from fix pf to fix cf (gc metres apart) go: max(distance_factor * gc,
+ * gc + search_floor); with times, at most what the vehicle could drive in the interval. */
+RSC_HIDDEN double rsc_route_bound(const rsc_matcher *m, size_t pf, size_t cf, double gc);
+/* The quickest route (free-flow time on the graph's arc speeds, which must be set) from the head of arc `a` onto arc
+ * `b`: turn restrictions honoured, no U-turn at a junction, the arcs between at most max_len metres long, quicker
+ * than `quicker_than` seconds through them. Appended to the entry pool as a chain whose last entry is b's; returns
+ * that entry's index, -1 when there is no such route, -2 on out of memory. */
+RSC_HIDDEN int32_t rsc_quickest_route(rsc_matcher *m, int32_t a, int32_t b, double max_len, double quicker_than);
 /* match_route.c: one search for a whole transition from every expanded previous state at once. 0, or -1 on out of
  * memory. */
 RSC_HIDDEN int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_state *cur, int count,

@@ -3,7 +3,7 @@
 #include "cshims_match_internal.h"
 
 static void rsc_graph_free(rsc_match_graph *g) {
-    free(g->node_x); free(g->node_y);
+    free(g->node_x); free(g->node_y); free(g->arc_speed);
     if (g->borrowed) { free(g); return; }
     free(g->out_start); free(g->out_arcs); free(g->arc_tail); free(g->arc_head); free(g->arc_length); free(g->twin);
     free(g->r_start); free(g->r_via); free(g->r_to); free(g->r_mandatory);
@@ -130,6 +130,29 @@ int rsc_match_graph_set_node_positions(rsc_match_graph *g, const double *x, cons
     free(g->node_x); free(g->node_y);
     g->node_x = nx;
     g->node_y = ny;
+    return RSC_OK;
+}
+
+int rsc_match_graph_set_arc_speeds(rsc_match_graph *g, const double *speed) {
+    if (!g || !speed) return RSC_EINVAL;
+    double fastest = 0;
+    int uniform = 1;
+    for (size_t i = 0; i < g->arc_count; i++) {
+        if (!isfinite(speed[i]) || !(speed[i] > 0)) return RSC_EINVAL;
+        if (speed[i] > fastest) fastest = speed[i];
+        if (speed[i] != speed[0]) uniform = 0;
+    }
+    if (uniform) { /* one speed everywhere: the shortest route is the quickest, nothing to search */
+        free(g->arc_speed);
+        g->arc_speed = NULL;
+        return RSC_OK;
+    }
+    g->max_arc_speed = fastest;
+    double *v = malloc((g->arc_count ? g->arc_count : 1) * sizeof(double));
+    if (!v) return RSC_ENOMEM;
+    if (g->arc_count) memcpy(v, speed, g->arc_count * sizeof(double));
+    free(g->arc_speed);
+    g->arc_speed = v;
     return RSC_OK;
 }
 

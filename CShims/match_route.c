@@ -306,3 +306,58 @@ int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_s
     }
     return 0;
 }
+
+int32_t rsc_quickest_route(rsc_matcher *m, int32_t a, int32_t b, double max_len, double quicker_than) {
+    const rsc_match_graph *g = m->g;
+    const double *speed = g->arc_speed;
+    if (++m->search_stamp == 0) {
+        memset(m->d_stamp, 0, g->arc_count * sizeof(uint32_t));
+        m->search_stamp = 1;
+    }
+    m->heap_n = 0;
+    /* labels: g = seconds to the arc's tail, dist = metres to it, parent = the previous arc's entry; with node
+     * positions, key = g + the straight distance to b's tail at the fastest arc's speed (A*, never an overestimate) */
+    const double *nx = g->node_x, *ny = g->node_y;
+    int32_t goal = g->arc_tail[b];
+    double inv_fastest = 1.0 / g->max_arc_speed;
+#define RSC_TIME_TO_GOAL(node) \
+    (nx ? sqrt((nx[node] - nx[goal]) * (nx[node] - nx[goal]) + (ny[node] - ny[goal]) * (ny[node] - ny[goal])) * inv_fastest : 0.0)
+    int32_t h = g->arc_head[a], origin = g->arc_tail[a];
+    double est0 = RSC_TIME_TO_GOAL(h);
+    for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
+        int32_t c = g->out_arcs[k];
+        if (g->arc_head[c] == origin || !rsc_turn_allowed(g, a, c)) continue;
+        if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= 0) continue;
+        m->d_stamp[c] = m->search_stamp;
+        m->d_best[c] = 0;
+        if (!rsc_heap_push2(m, est0, 0, 0, c, -1, -1)) return -2;
+    }
+    while (m->heap_n > 0) {
+        rsc_heap_item it = rsc_heap_pop(m);
+        if (it.g > m->d_best[it.arc]) continue; /* stale (settled arcs hold -1) */
+        if (it.key >= quicker_than) break;
+        m->d_best[it.arc] = -1.0;
+        if (!RSC_GROW(m->entries, m->entry_cap, m->entry_n + 1)) return -2;
+        int32_t idx = (int32_t)m->entry_n++;
+        m->entries[idx].arc = it.arc;
+        m->entries[idx].parent = it.parent;
+        m->entries[idx].dist = it.dist;
+        m->entries[idx].pen = 0;
+        if (it.arc == b) return idx;
+        double len = g->arc_length[it.arc];
+        int32_t hh = g->arc_head[it.arc], back = g->arc_tail[it.arc];
+        double dist = it.dist + len, t = it.g + len / speed[it.arc], key = t + RSC_TIME_TO_GOAL(hh);
+        if (dist > max_len || key >= quicker_than) continue;
+        for (int32_t k = g->out_start[hh]; k < g->out_start[hh + 1]; k++) {
+            int32_t c = g->out_arcs[k];
+            if (g->arc_head[c] == back) continue; /* no U-turn at a junction */
+            if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= t) continue;
+            if (!rsc_turn_allowed(g, it.arc, c)) continue;
+            m->d_stamp[c] = m->search_stamp;
+            m->d_best[c] = t;
+            if (!rsc_heap_push2(m, key, dist, t, c, idx, -1)) return -2;
+        }
+    }
+    return -1;
+#undef RSC_TIME_TO_GOAL
+}

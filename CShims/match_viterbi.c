@@ -20,6 +20,24 @@ int32_t rsc_chain_end(const rsc_matcher *m) {
     return last->start + (best < 0 ? 0 : best);
 }
 
+/* Share of the shortest route's time a quicker route must save to be taken as the path (ties and rounding keep the
+ * shortest: on a map whose roads all have one speed nothing changes). */
+#define RSC_QUICKER_SHARE 0.01
+
+/* Between two states of the best chain joined by a route search without penalties: the quickest route when it saves
+ * more than RSC_QUICKER_SHARE of the shortest route's time through the arcs between, its length within the bound
+ * the transition's search had. Its last entry, -1 when the shortest stays, -2 on out of memory. */
+static int32_t rsc_quicker_route(rsc_matcher *m, const rsc_state *from, const rsc_state *to) {
+    const rsc_match_graph *g = m->g;
+    double shortest_time = 0;
+    for (int32_t e = m->entries[to->entry].parent; e >= 0; e = m->entries[e].parent)
+        shortest_time += g->arc_length[m->entries[e].arc] / g->arc_speed[m->entries[e].arc];
+    double bound = rsc_route_bound(m, (size_t)from->fix, (size_t)to->fix, to->gc);
+    double max_len = bound - (g->arc_length[from->arc] - from->offset) - to->offset;
+    if (max_len <= 0) return -1;
+    return rsc_quickest_route(m, from->arc, to->arc, max_len, shortest_time * (1.0 - RSC_QUICKER_SHARE));
+}
+
 /* Ends the current sub-match at its last layer: backtracks, writes per-fix results, the path and the statistics. */
 int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
     if (m->layer_n == 0) return 1;
@@ -76,9 +94,16 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
             double from = m->g->arc_length[s->arc] - turn;
             m->path[m->path_n - 1].from = from > 0 ? from : 0;
         } else if (s->entry >= 0) {
-            size_t mark = m->path_n;
-            for (int32_t e = s->entry; e >= 0; e = m->entries[e].parent)
+            size_t mark = m->path_n, entries_before = m->entry_n;
+            int32_t route = s->entry;
+            if (m->g->arc_speed && s->pen == 0 && m->entries[route].parent >= 0) {
+                int32_t q = rsc_quicker_route(m, &m->states[s->back], s);
+                if (q == -2) return 0;
+                if (q >= 0) route = q;
+            }
+            for (int32_t e = route; e >= 0; e = m->entries[e].parent)
                 if (!rsc_path_push(m, m->entries[e].arc)) return 0;
+            m->entry_n = entries_before; /* a quicker route's entries were only needed for its path */
             /* reverse the appended run into driving order */
             for (size_t a = mark, b = m->path_n - 1; a < b; a++, b--) {
                 rsc_path_step tmp = m->path[a];

@@ -46,6 +46,12 @@ rsc_match_graph *rsc_match_graph_borrow(size_t node_count, size_t arc_count, con
  * directed (A*) toward the next fix; without them it is a plain Dijkstra with the same results. Call before the
  * graph is shared between threads. Returns RSC_OK, RSC_EINVAL on NULL or a non-finite position, RSC_ENOMEM. */
 int rsc_match_graph_set_node_positions(rsc_match_graph *graph, const double *x, const double *y);
+/* Gives the graph each arc's free-flow speed (m/s, arc_count values, every one finite and > 0; arcs not allowed take
+ * any such value). With them, the path between two matched fixes joined by a route search is the quickest route
+ * between them when it is clearly quicker than the shortest (sparse fixes on a map with road speeds: the driver takes
+ * the main road); the states and scores are unchanged. Call before the graph is shared between threads. Returns
+ * RSC_OK, RSC_EINVAL on NULL or a bad speed, RSC_ENOMEM. */
+int rsc_match_graph_set_arc_speeds(rsc_match_graph *graph, const double *speed);
 /* Frees a graph; NULL is a no-op. Every matcher using it must be destroyed first. */
 void rsc_match_graph_destroy(rsc_match_graph *graph);
 /* Whether the turn from arc `from` onto arc `to` (at from's head) is allowed by the turn restrictions. */

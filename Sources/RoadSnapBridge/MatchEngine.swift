@@ -118,6 +118,18 @@ public final class MatchGraph: @unchecked Sendable {
         if rc != RSC_OK { throw .internalError("could not store node positions (out of memory)") }
     }
 
+    /// Gives the graph each arc's free-flow speed (m/s, one per arc, each finite and > 0), so the path between two
+    /// fixes joined by a route search is the quickest route when it is clearly quicker than the shortest. Call before
+    /// sharing the graph between threads.
+    package func setArcSpeeds(_ speed: [Double]) throws(NativeFailure) {
+        guard speed.count == arcCount else {
+            throw .invalidArgument("arc speeds: \(speed.count) values for \(arcCount) arcs")
+        }
+        let rc = rsc_match_graph_set_arc_speeds(handle, speed)
+        if rc == RSC_EINVAL { throw .invalidArgument("arc speeds must be finite and positive") }
+        if rc != RSC_OK { throw .internalError("could not store arc speeds (out of memory)") }
+    }
+
     deinit { rsc_match_graph_destroy(handle) }
 
     /// Whether turn restrictions allow going from arc `from` onto arc `to` at their shared node.

@@ -12,16 +12,23 @@ extension MatchGraph {
                           restrictionStart: g.restrictionStart, restrictionVia: g.restrictionVia,
                           restrictionTo: g.restrictionTo, restrictionMandatory: g.restrictionMandatory, owner: g)
         } catch { throw RoadSnapError(error) }
-        // Node positions in the network's local frame (where fixes are matched and arc lengths measured).
+        // Node positions in the network's local frame (where fixes are matched and arc lengths measured), and each
+        // arc's free-flow speed (arc 2e: edge e forward, 2e + 1 backward).
         var x = [Double](repeating: 0, count: g.nodeCount), y = [Double](repeating: 0, count: g.nodeCount)
+        var speed = [Double](repeating: 1, count: 2 * network.edges.count)
         for e in network.edges {
             let r = e.shapeRange
             x[e.fromNode] = network.localShape[r.lowerBound].x
             y[e.fromNode] = network.localShape[r.lowerBound].y
             x[e.toNode] = network.localShape[r.upperBound - 1].x
             y[e.toNode] = network.localShape[r.upperBound - 1].y
+            let attributes = e.attributes
+            let forward = attributes.speedKmh(forward: true), backward = attributes.speedKmh(forward: false)
+            if forward.isFinite, forward > 0 { speed[2 * e.index] = forward / 3.6 }
+            if backward.isFinite, backward > 0 { speed[2 * e.index + 1] = backward / 3.6 }
         }
         try native { () throws(NativeFailure) in try setNodePositions(x: x, y: y) }
+        if speed.count == arcCount { try native { () throws(NativeFailure) in try setArcSpeeds(speed) } }
     }
 }
 
