@@ -1,3 +1,4 @@
+import Dispatch
 import RoadSnapBridge
 @testable import RoadSnapCore
 import Testing
@@ -67,6 +68,38 @@ import Testing
             guard let failure = error as? NativeFailure else { return false }
             return failure.kind == .projection && failure.message.contains("point 0")
                 && failure.message.contains("outside")
+        }
+    }
+
+    /// Threads making and giving up frames of two centres at once, through the spares (a mutex in CShims/frame.c):
+    /// every frame, new or a spare, projects each centre's test point to the same bits as a frame made alone.
+    /// Run under TSan too (`make sanitize-tsan TSAN_FILTER=GeodesyTests`).
+    @Test func framesMadeAndGivenUpOnManyThreadsAgree() throws {
+        let centres = [(latitude: 35.6812, longitude: 139.7671), (latitude: 35.6895, longitude: 139.6917)]
+        let point = (latitude: 35.70, longitude: 139.75)
+        let expected = try centres.map { c -> [UInt64] in
+            let f = try LocalFrame(centerLatitude: c.latitude, centerLongitude: c.longitude)
+            let q = try f.project(latitude: point.latitude, longitude: point.longitude)
+            return [q.x.bitPattern, q.y.bitPattern]
+        }
+        let threads = 4, rounds = 50
+        let results = RoadSnapBridge.Locked([[UInt64]?](repeating: nil, count: threads * rounds))
+        DispatchQueue.concurrentPerform(iterations: threads) { t in
+            for r in 0..<rounds {
+                let c = centres[(t + r) % centres.count]
+                let bits = try? { () throws -> [UInt64] in
+                    let f = try LocalFrame(centerLatitude: c.latitude, centerLongitude: c.longitude)
+                    let q = try f.project(latitude: point.latitude, longitude: point.longitude)
+                    return [q.x.bitPattern, q.y.bitPattern]
+                }()
+                results.withLock { $0[t * rounds + r] = bits }
+            }
+        }
+        let all = results.withLock { $0 }
+        for t in 0..<threads {
+            for r in 0..<rounds {
+                #expect(all[t * rounds + r] == expected[(t + r) % centres.count], "thread \(t), round \(r)")
+            }
         }
     }
 
