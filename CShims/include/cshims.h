@@ -44,7 +44,7 @@ rsc_frame *rsc_frame_create(double lat0, double lon0, char *err, size_t errlen);
 rsc_frame *rsc_frame_clone(const rsc_frame *frame);
 /* Gives a frame up; NULL is a no-op. The frame, its PROJ context and pipeline, are kept as a spare for the next
  * rsc_frame_create or rsc_frame_clone of the same centre; the process keeps at most 8 spares (about 12 KB each),
- * freeing the oldest. Thread-safe. */
+ * freeing the oldest, and frees them at exit (atexit). Thread-safe. */
 void rsc_frame_destroy(rsc_frame *frame);
 /* Projects n points in place-free arrays: lat/lon (degrees) -> x/y (metres east/north).
  * Returns RSC_OK, or RSC_EPROJ if any point failed (its outputs are set to HUGE_VAL; rsc_frame_failure says which
