@@ -173,8 +173,9 @@ cross-check: deps
 # `make fuzz FUZZ_SECONDS=N [FUZZ_TARGETS="gpx csv ..."]` fuzzes every parser and the C API, one target at a time.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
-# The tests exercising threads (navigator sessions, C API handles, routing in parallel, `match --jobs`, gpsd).
-TSAN_FILTER ?= NavigationSessionTests|HandleTableTests|RoutingPreprocessingTests|RoutingPropertyTests|MatchCommandTests|LiveGPSTests
+# The tests exercising threads (navigator sessions, C API handles, routing in parallel, `match --jobs`, gpsd, the
+# spare frames of CShims/frame.c).
+TSAN_FILTER ?= NavigationSessionTests|HandleTableTests|RoutingPreprocessingTests|RoutingPropertyTests|MatchCommandTests|LiveGPSTests|GeodesyTests
 .PHONY: fuzz fuzz-build sanitize sanitize-asan sanitize-tsan sanitize-capi
 fuzz-build: deps
 	SWIFT=$(SWIFT) scripts/fuzz.sh build

@@ -1,4 +1,4 @@
-// RoadSnap benchmarks. Run with `swift run -c release Benchmarks [snap|match|route|navigation|capi|parse ...]`
+// RoadSnap benchmarks. Run with `swift run -c release Benchmarks [snap|match|route|navigation|capi|parse|frame ...]`
 // (no argument runs all). Each prints per-fix figures (fixes/s, median and p99 ns/fix) after a warm-up.
 import RoadSnapCore
 import RoadSnapFormats
@@ -20,6 +20,7 @@ let suites: [(String, ([String]) throws -> Void)] = [
     ("parse", ParseBenchmark.run),
     ("compiled", CompiledMapBenchmark.run),
     ("render", RenderBenchmark.run),
+    ("frame", FrameBenchmark.run),
 ]
 let requested = Array(CommandLine.arguments.dropFirst())
 // Child processes of the `compiled` suite (one map open each, measured from a fresh process).

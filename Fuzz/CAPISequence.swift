@@ -3,7 +3,9 @@
 // doubles). Every call must return a status, never crash; every handle the program made and left open is closed at
 // its end. Every program starts with one map, the fixture's, opened once per process, and may open two more:
 // opening maps was most of the target's time (84 % of it in a profile of a grown corpus, mostly PROJ making each
-// network's frame), and reading maps is fuzzed by the network targets; `rs_map_open` stays an opcode.
+// network's frame), and reading maps is fuzzed by the network targets; `rs_map_open` stays an opcode. Since the
+// library keeps spare frames (CShims/frame.c), a map opened again costs its parse and network build, not PROJ:
+// still about half of the target's time (docs/reliability.md, eighth session).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -84,7 +86,7 @@ func capiSequence(_ bytes: [UInt8]) {
         steps += 1
         switch p.byte() % 24 {
         case 0:
-            // At most two maps opened per program (each costs a network and its PROJ frame, ~100 calls' time).
+            // At most two maps opened per program (each costs parsing the file and building its network).
             guard h.opened < 2 else { continue }
             h.opened += 1
             var m: OpaquePointer?

@@ -35,11 +35,16 @@ extern "C" {
  * ------------------------------------------------------------------------------------------------------------ */
 typedef struct rsc_frame rsc_frame;
 
-/* Creates a frame centred on (lat0, lon0). Returns an owned frame, or NULL (message in err) on failure. */
+/* Creates a frame centred on (lat0, lon0). Returns an owned frame, or NULL (message in err) on failure. May hand
+ * out a spare frame made earlier for the same centre (see rsc_frame_destroy): the same results, bit for bit, and no
+ * PROJ messages logged (a new one logs PROJ's debug messages about the files it opens). Thread-safe. */
 rsc_frame *rsc_frame_create(double lat0, double lon0, char *err, size_t errlen);
-/* Returns an independent, owned copy with its own PROJ context, or NULL on failure. */
+/* Returns an independent, owned copy with its own PROJ context (a spare of the same centre when there is one), or
+ * NULL on failure. Thread-safe with respect to other frames; `frame` itself must not be in use meanwhile. */
 rsc_frame *rsc_frame_clone(const rsc_frame *frame);
-/* Frees a frame; NULL is a no-op. */
+/* Gives a frame up; NULL is a no-op. The frame, its PROJ context and pipeline, are kept as a spare for the next
+ * rsc_frame_create or rsc_frame_clone of the same centre; the process keeps at most 8 spares (about 12 KB each),
+ * freeing the oldest, and frees them at exit (atexit). Thread-safe. */
 void rsc_frame_destroy(rsc_frame *frame);
 /* Projects n points in place-free arrays: lat/lon (degrees) -> x/y (metres east/north).
  * Returns RSC_OK, or RSC_EPROJ if any point failed (its outputs are set to HUGE_VAL; rsc_frame_failure says which

@@ -1,3 +1,4 @@
+import Dispatch
 import RoadSnapBridge
 @testable import RoadSnapCore
 import Testing
@@ -27,6 +28,79 @@ import Testing
         let copy = try frame.clone()
         let a = try frame.project(latitude: 43.74, longitude: 7.43), b = try copy.project(latitude: 43.74, longitude: 7.43)
         #expect(a == b)
+    }
+
+    /// A frame given up is kept as a spare and handed out again for the same centre (rsc_frame_destroy): after a
+    /// refused point in its old life it starts clean, and it gives the same bits as a frame made afresh (made while
+    /// the spare is taken) and as a clone of that one. The centre is this test's own, so no other test's frames
+    /// share it.
+    @Test func aFrameMadeAgainForTheSameCentreGivesTheSameBits() throws {
+        let centre = (latitude: -33.86785, longitude: 151.20732)
+        var rng = SeededGenerator(seed: 11)
+        let points = (0..<500).map { _ in
+            (centre.latitude + Double.random(in: -0.5...0.5, using: &rng),
+             centre.longitude + Double.random(in: -0.5...0.5, using: &rng))
+        }
+        func run(_ frame: LocalFrame) throws -> [UInt64] {
+            try points.flatMap { p -> [UInt64] in
+                let q = try frame.project(latitude: p.0, longitude: p.1)
+                let back = frame.inverse(q)
+                return [q.x.bitPattern, q.y.bitPattern, back.latitude.bitPattern, back.longitude.bitPattern]
+            }
+        }
+        let expected: [UInt64]
+        do {
+            let first = try LocalFrame(centerLatitude: centre.latitude, centerLongitude: centre.longitude)
+            expected = try run(first)
+            // A point on the equator 90 degrees west is refused: the frame's context ends in a failed state.
+            #expect(throws: NativeFailure.self) { try first.project(latitude: 0, longitude: centre.longitude - 90) }
+        }
+        let again = try LocalFrame(centerLatitude: centre.latitude, centerLongitude: centre.longitude)
+        let fresh = try LocalFrame(centerLatitude: centre.latitude, centerLongitude: centre.longitude)
+        let copy = try fresh.clone()
+        #expect(try run(again) == expected)
+        #expect(try run(fresh) == expected)
+        #expect(try run(copy) == expected)
+        // A refused point still names itself in a frame handed out again.
+        #expect {
+            try again.project(latitude: 0, longitude: centre.longitude - 90)
+        } throws: { error in
+            guard let failure = error as? NativeFailure else { return false }
+            return failure.kind == .projection && failure.message.contains("point 0")
+                && failure.message.contains("outside")
+        }
+    }
+
+    /// Threads making and giving up frames of two centres at once, through the spares (a mutex in CShims/frame.c):
+    /// every frame, new or a spare, projects each centre's test point to the same bits as a frame made alone.
+    /// Run under TSan too (`make sanitize-tsan TSAN_FILTER=GeodesyTests`).
+    @Test func framesMadeAndGivenUpOnManyThreadsAgree() throws {
+        let centres = [(latitude: 35.6812, longitude: 139.7671), (latitude: 35.6895, longitude: 139.6917)]
+        let point = (latitude: 35.70, longitude: 139.75)
+        let expected = try centres.map { c -> [UInt64] in
+            let f = try LocalFrame(centerLatitude: c.latitude, centerLongitude: c.longitude)
+            let q = try f.project(latitude: point.latitude, longitude: point.longitude)
+            return [q.x.bitPattern, q.y.bitPattern]
+        }
+        let threads = 4, rounds = 50
+        let results = RoadSnapBridge.Locked([[UInt64]?](repeating: nil, count: threads * rounds))
+        DispatchQueue.concurrentPerform(iterations: threads) { t in
+            for r in 0..<rounds {
+                let c = centres[(t + r) % centres.count]
+                let bits = try? { () throws -> [UInt64] in
+                    let f = try LocalFrame(centerLatitude: c.latitude, centerLongitude: c.longitude)
+                    let q = try f.project(latitude: point.latitude, longitude: point.longitude)
+                    return [q.x.bitPattern, q.y.bitPattern]
+                }()
+                results.withLock { $0[t * rounds + r] = bits }
+            }
+        }
+        let all = results.withLock { $0 }
+        for t in 0..<threads {
+            for r in 0..<rounds {
+                #expect(all[t * rounds + r] == expected[(t + r) % centres.count], "thread \(t), round \(r)")
+            }
+        }
     }
 
     @Test func invalidFrameCentreThrows() {
