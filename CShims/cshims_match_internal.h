@@ -209,9 +209,15 @@ typedef struct rsc_search_goal {
  * holds the search to the last label settled). The transition's results are the same either way. 0 on out of
  * memory. */
 RSC_HIDDEN int rsc_search(rsc_matcher *m, int32_t src, double need, const rsc_search_goal *goal);
-/* How far the route searches of the transition from fix pf to fix cf (gc metres apart) go: max(distance_factor * gc,
- * gc + search_floor); with times, at most what the vehicle could drive in the interval. */
-RSC_HIDDEN double rsc_route_bound(const rsc_matcher *m, size_t pf, size_t cf, double gc);
+/* Seconds from fix pf to fix cf; NaN when either has no time. */
+static inline double rsc_fix_interval(const rsc_matcher *m, size_t pf, size_t cf) {
+    return rsc_known(m, m->t, cf) && rsc_known(m, m->t, pf) ? rsc_col(m, m->t, cf) - rsc_col(m, m->t, pf) : NAN;
+}
+/* How far the route searches of a transition between fixes gc metres and dt seconds (NaN: unknown) apart go:
+ * max(distance_factor * gc, gc + search_floor); with times, at most what the vehicle could drive in the interval,
+ * gc + max_speed * max(dt, 1 s). *drive (may be NULL) gets how far a move needing no search (along one arc, a U-turn
+ * in place) may go: with times that drive limit alone, without them the same bound. */
+RSC_HIDDEN double rsc_route_bound(const rsc_match_params *p, double gc, double dt, double *drive);
 /* The quickest route (free-flow time on the graph's arc speeds, which must be set) from the head of arc `a` onto arc
  * `b`: turn restrictions honoured, no U-turn at a junction, the arcs between at most max_len metres long, quicker
  * than `quicker_than` seconds through them. Appended to the entry pool as a chain whose last entry is b's; returns

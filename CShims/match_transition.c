@@ -2,26 +2,21 @@
  * penalties) from each expanded state of the previous layer, over the route searches of match_route.c. */
 #include "cshims_match_internal.h"
 
-double rsc_route_bound(const rsc_matcher *m, size_t pf, size_t cf, double gc) {
-    const rsc_match_params *p = m->p;
-    double dt = rsc_known(m, m->t, cf) && rsc_known(m, m->t, pf) ? rsc_col(m, m->t, cf) - rsc_col(m, m->t, pf) : NAN;
+double rsc_route_bound(const rsc_match_params *p, double gc, double dt, double *drive) {
     double bound = fmax(p->distance_factor * gc, gc + p->search_floor);
-    if (!(isfinite(dt) && dt >= 0 && p->max_speed > 0)) return bound;
-    /* With times, a route longer than what the vehicle could drive in the interval is impossible (OSRM's rule). */
-    double limit = gc + p->max_speed * (dt > 1.0 ? dt : 1.0);
-    return limit < bound ? limit : bound;
-}
-
-/* The farthest a same-arc or U-turn-in-place move may go between two fixes: these cost no search, so with times only
- * what the vehicle could drive limits them (a winding road covers several times the straight distance). Searches
- * keep the distance factor: letting those go as far as the vehicle could drive (to reach hairpins through junctions)
- * made the 70 Kubicka tracks worse at every rate (1.49 -> 1.59 % at 1 s, 1.49 -> 1.65 % at 10 s): noisy fixes joined
- * by detours they had been kept from. */
-static double rsc_reach_limit(const rsc_matcher *m, size_t pf, size_t cf, double gc) {
-    const rsc_match_params *p = m->p;
-    double dt = rsc_known(m, m->t, cf) && rsc_known(m, m->t, pf) ? rsc_col(m, m->t, cf) - rsc_col(m, m->t, pf) : NAN;
-    if (!(isfinite(dt) && dt >= 0 && p->max_speed > 0)) return fmax(p->distance_factor * gc, gc + p->search_floor);
-    return gc + p->max_speed * (dt > 1.0 ? dt : 1.0);
+    double limit = bound;
+    if (isfinite(dt) && dt >= 0 && p->max_speed > 0) {
+        /* With times, a route longer than what the vehicle could drive in the interval is impossible (OSRM's rule). */
+        limit = gc + p->max_speed * (dt > 1.0 ? dt : 1.0);
+        if (limit < bound) bound = limit;
+    }
+    /* A move along one arc or a U-turn in place costs no search, so with times only that limit applies to it (a
+     * winding road covers several times the straight distance). Searches keep the distance factor: letting them go
+     * as far as the vehicle could drive (to reach hairpins through junctions) made the 70 Kubicka tracks worse at
+     * every rate (1.49 -> 1.59 % at 1 s, 1.49 -> 1.65 % at 10 s): noisy fixes joined by detours they had been kept
+     * from. */
+    if (drive) *drive = limit;
+    return bound;
 }
 
 /* Scores the uncommitted layer (count states at state_n) from the committed layer `prev`. Returns 1 when some state is
@@ -33,9 +28,9 @@ int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
     size_t pf = (size_t)prev->fix, cf = (size_t)cur[0].fix;
     double dx = m->x[cf] - m->x[pf], dy = m->y[cf] - m->y[pf];
     double gc = sqrt(dx * dx + dy * dy);
-    double dt = rsc_known(m, m->t, cf) && rsc_known(m, m->t, pf) ? rsc_col(m, m->t, cf) - rsc_col(m, m->t, pf) : NAN;
-    double bound = rsc_route_bound(m, pf, cf, gc);
-    double reach_limit = rsc_reach_limit(m, pf, cf, gc);
+    double dt = rsc_fix_interval(m, pf, cf);
+    double reach_limit;
+    double bound = rsc_route_bound(p, gc, dt, &reach_limit);
     /* Expected travelled distance from the speeds, when both fixes report one. */
     double travelled = NAN;
     if (isfinite(dt) && rsc_known(m, m->speed, cf) && rsc_known(m, m->speed, pf))

@@ -32,7 +32,7 @@ static int32_t rsc_quicker_route(rsc_matcher *m, const rsc_state *from, const rs
     double shortest_time = 0;
     for (int32_t e = m->entries[to->entry].parent; e >= 0; e = m->entries[e].parent)
         shortest_time += g->arc_length[m->entries[e].arc] / g->arc_speed[m->entries[e].arc];
-    double bound = rsc_route_bound(m, (size_t)from->fix, (size_t)to->fix, to->gc);
+    double bound = rsc_route_bound(m->p, to->gc, rsc_fix_interval(m, (size_t)from->fix, (size_t)to->fix), NULL);
     double max_len = bound - (g->arc_length[from->arc] - from->offset) - to->offset;
     if (max_len <= 0) return -1;
     return rsc_quickest_route(m, from->arc, to->arc, max_len, shortest_time * (1.0 - RSC_QUICKER_SHARE));

@@ -28,7 +28,7 @@ extension MatchGraph {
             if backward.isFinite, backward > 0 { speed[2 * e.index + 1] = backward / 3.6 }
         }
         try native { () throws(NativeFailure) in try setNodePositions(x: x, y: y) }
-        if speed.count == arcCount { try native { () throws(NativeFailure) in try setArcSpeeds(speed) } }
+        try native { () throws(NativeFailure) in try setArcSpeeds(speed) }
     }
 }
 

@@ -186,7 +186,7 @@ public final class RoadSnappedLocationProvider: Sendable {
 
     /// Feeds one raw fix (from a receiver, a replay or gpsd): it is snapped, reported and drives the navigator.
     /// A fix without a time takes the session clock's time.
-    public func updateLocation(with fix: Fix) { _ = engine.perform { $0.process(fix, &$1) } }
+    public func updateLocation(with fix: Fix) { _ = updateLocationReportingSkip(with: fix) }
 
     /// `updateLocation(with:)` that also returns why the fix was skipped (PROJ refused it), nil when it was used.
     package func updateLocationReportingSkip(with fix: Fix) -> RoadSnapError? {
