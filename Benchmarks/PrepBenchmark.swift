@@ -36,7 +36,7 @@ enum PrepBenchmark {
               + "\(cores) cores")
         if python == nil { print("OSRM not run: pass osrm=/path/to/python (a Python with the osrm-bindings wheel)") }
         print("network            edges  threads    ours s  ours cpu s  ours edges/s  shortcuts  rounds  core |"
-              + " osrm extract s  contract s  contract edges/s")
+              + " osrm extract s  contract s  contract cpu s  contract edges/s  (by cpu)")
         let base = try MapLoader.load(path: repoPath("Tests/RoadSnapCoreTests/Fixtures/osm/andorra.osm.pbf"))
         var largest: (Router, Int)? = nil
         // Smallest first (estimated edges), so the large runs come last.
@@ -72,10 +72,11 @@ enum PrepBenchmark {
                     + "\(fmt(Double(info?.contractionRounds ?? 0), 0, width: 7)) "
                     + "\(fmt(Double(info?.coreSize ?? 0), 0, width: 5)) |"
                 if let python, let osmPath {
-                    let (extract, contract) = osrmPrepare(python: python, osm: osmPath, threads: threads == 0 ? cores : 1,
+                    let (extract, contract, contractCPU) = osrmPrepare(python: python, osm: osmPath, threads: threads == 0 ? cores : 1,
                                                           dir: "\(dir)/\(name.replacingSpaces)-t\(threads)")
                     line += " \(fmt(extract, 2, width: 14)) \(fmt(contract, 2, width: 11)) "
-                        + "\(fmt(Double(edges) / contract, 0, width: 17))"
+                        + "\(fmt(contractCPU, 2, width: 15)) \(fmt(Double(edges) / contract, 0, width: 17))"
+                        + " \(fmt(Double(edges) / contractCPU, 0, width: 16))"
                 }
                 print(line)
                 fflush(nil)
@@ -90,18 +91,29 @@ enum PrepBenchmark {
         }
     }
 
-    /// Times `osrm extract` and `osrm contract` (seconds; NaN when a step fails, its log in `dir`).
-    static func osrmPrepare(python: String, osm: String, threads: Int, dir: String) -> (Double, Double) {
+    /// CPU seconds (user + system) used so far by the children this process has waited for.
+    static func childrenCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// Times `osrm extract` and `osrm contract`: wall seconds of each, and the contract's CPU seconds (all threads);
+    /// NaN when a step fails, its log in `dir`.
+    static func osrmPrepare(python: String, osm: String, threads: Int, dir: String) -> (Double, Double, Double) {
         _ = system("rm -rf '\(dir)' && mkdir -p '\(dir)' && ln -s '\(osm)' '\(dir)/map.osm'")
         let profile = "$('\(python)' -c 'import osrm, os; print(os.path.dirname(osrm.__file__))')/share/profiles/car.lua"
-        func timed(_ command: String) -> Double {
-            let t0 = nowNanoseconds()
+        func timed(_ command: String) -> (wall: Double, cpu: Double) {
+            let t0 = nowNanoseconds(), c0 = childrenCPUSeconds()
             let status = system("cd '\(dir)' && \(command) >> log.txt 2>&1")
-            return status == 0 ? Double(nowNanoseconds() - t0) / 1e9 : .nan
+            if status != 0 { return (.nan, .nan) }
+            return (Double(nowNanoseconds() - t0) / 1e9, childrenCPUSeconds() - c0)
         }
         let extract = timed("'\(python)' -m osrm extract -p \"\(profile)\" -t \(threads) map.osm")
-        let contract = extract.isNaN ? Double.nan : timed("'\(python)' -m osrm contract -t \(threads) map.osrm")
-        return (extract, contract)
+        let contract = extract.wall.isNaN ? (wall: Double.nan, cpu: Double.nan)
+            : timed("'\(python)' -m osrm contract -t \(threads) map.osrm")
+        return (extract.wall, contract.wall, contract.cpu)
     }
 }
 
