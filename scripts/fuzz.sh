@@ -48,11 +48,18 @@ run_fuzzer() {
         # machine under ASan a 2,700 km road takes ~26 s to index, linear in its length, see docs/reliability.md).
         # SWIFT_BACKTRACE=enable=no: on a Swift trap the runtime's backtracer would run first and ASan report its
         # memory reads instead of libFuzzer printing the trap's stack.
-        if ! ROADSNAP_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+        # A run stopped by hand (SIGINT/SIGTERM to the fuzzer) exits with libFuzzer's interrupt code 72 after
+        # "run interrupted": reported as stopped, not as a crash.
+        local rc=0
+        ROADSNAP_FUZZ_TARGET=$t SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
             "$build/roadsnap-fuzz" "$build/corpus/$t" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
-            -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" ${FUZZ_FLAGS:-} > "$log" 2>&1; then
+            -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/crashes/$t-" -interrupt_exitcode=72 \
+            ${FUZZ_FLAGS:-} > "$log" 2>&1 || rc=$?
+        if [ "$rc" = 72 ] && grep -q "run interrupted" "$log"; then
+            echo "$t: stopped by hand (not a crash; see $log)"
+        elif [ "$rc" != 0 ]; then
             failed=1
-            echo "$t: CRASH (see $log, $build/crashes/$t-*)"
+            echo "$t: CRASH, exit status $rc (see $log, $build/crashes/$t-*)"
         fi
         local runs secs
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
