@@ -2,6 +2,25 @@
  * emission (Gaussian with a Laplacian tail on the distance, plus a Gaussian on course vs. bearing). */
 #include "cshims_match_internal.h"
 
+/* The node at the end of edge e where a foot point `offset` metres from its start lies (within 1 cm), else -1. */
+static int32_t rsc_edge_end_at(const rsc_match_graph *g, int32_t e, double offset) {
+    int32_t a = 2 * e;
+    int forward = g->arc_tail[a] >= 0;
+    if (!forward) a++;
+    double len = g->arc_length[a];
+    if (offset <= 0.01) return forward ? g->arc_tail[a] : g->arc_head[a];
+    if (offset >= len - 0.01) return forward ? g->arc_head[a] : g->arc_tail[a];
+    return -1;
+}
+
+/* Whether edge e starts or ends at node n. */
+static int rsc_edge_has_node(const rsc_match_graph *g, int32_t e, int32_t n) {
+    int32_t a = 2 * e;
+    if ((size_t)a + 1 >= g->arc_count) return 0;
+    if (g->arc_tail[a] < 0) a++;
+    return g->arc_tail[a] == n || g->arc_head[a] == n;
+}
+
 /* Builds the candidate states of fix `f` (the nearest roads_max roads within `radius`) at the end of the state pool
  * (not committed). Returns the count, or a negative RSC_E* code (RSC_ENOMEM, or the search's RSC_EGEOS). */
 int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
@@ -23,6 +42,16 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
         if (t >= 0 && (t >> 1) != e)
             for (int j = 0; j < kept; j++)
                 if (m->cands[j].edge == (t >> 1)) { twin_kept = 1; break; }
+        /* A foot point at an end of its edge, on a node that a nearer kept road also ends at, is that road's
+         * neighbour at the node rather than another road: it does not count either. Otherwise a road drawn as many
+         * short edges (a roundabout's ring) fills every slot with its own nodes and crowds out the road actually
+         * driven a few metres further (the approach, where a vehicle waits to enter). */
+        if (!twin_kept) {
+            int32_t node = rsc_edge_end_at(g, e, m->cands[i].offset);
+            if (node >= 0)
+                for (int j = 0; j < kept; j++)
+                    if (rsc_edge_has_node(g, m->cands[j].edge, node)) { twin_kept = 1; break; }
+        }
         if (!twin_kept) {
             if (roads == roads_max) break;
             roads++;

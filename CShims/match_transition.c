@@ -58,12 +58,7 @@ int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
 #define RSC_CONSIDER(J, D, PEN, ENTRY)                                                         \
     do {                                                                                       \
         double d_ = (D);                                                                       \
-        double dev_ = fabs(d_ - gc);                                                           \
-        if (travelled == travelled) {                                                          \
-            double dv_ = fabs(d_ - travelled);                                                 \
-            if (dv_ < dev_) dev_ = dv_;                                                        \
-        }                                                                                      \
-        double s_ = prv[i].score - (dev_ + (PEN)) * inv_beta;                                  \
+        double s_ = rsc_transition_score(prv[i].score, d_, (PEN), gc, travelled, inv_beta);    \
         if (s_ > cur[J].score) {                                                               \
             cur[J].score = s_;                                                                 \
             cur[J].back = (int32_t)(prev->start + i);                                          \
