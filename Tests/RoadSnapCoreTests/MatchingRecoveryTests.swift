@@ -24,7 +24,8 @@ import RoadSnapFormats
         let (off, offScore) = try Self.match("k043-far-carriageway") { $0.recoveryRadius = 0 }
         #expect(off.subMatches.count >= 3)  // the failure the fixture shows
         #expect(off.subMatches.contains { $0.matchedFixCount >= 10 && $0.length < 1 })
-        #expect(offScore.fraction > 0.5, "mismatch without recovery \(offScore.fraction)")
+        // 0.5-0.6 before short edges at a shared node stopped counting as roads (MatchingCandidatesTests); 0.27 since
+        #expect(offScore.fraction > 0.2, "mismatch without recovery \(offScore.fraction)")
 
         let (on, score) = try Self.match("k043-far-carriageway")
         #expect(on.subMatches.count == 1)
