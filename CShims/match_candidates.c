@@ -27,36 +27,45 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
     const rsc_match_params *p = m->p;
     const rsc_match_graph *g = m->g;
     /* max_candidates counts roads: a one-way edge whose twin (the same road the other way, a separate edge in
-     * networks that draw each direction) is also a candidate does not count twice. Query twice as many edges. */
+     * networks that draw each direction) is also a candidate does not count twice, nor does a foot point at a node
+     * that a nearer kept road also ends at (below). Query twice as many edges, and again with more when those were
+     * all kept and the query may have been cut short (a crowded spot): the same as taking every edge within the
+     * radius, at the cost of one small query where roads are sparse. */
     int cap = 2 * roads_max < m->cand_cap ? 2 * roads_max : m->cand_cap;
-    int k = rsc_query_candidates(m->query, m->x[f], m->y[f], radius, 1, m->cands, cap);
-    if (k < 0) return k; /* the search failed (GEOS; message in rsc_query_failure): not "no road" */
-    if (k == 0) return 0;
-    int roads = 0, kept = 0;
-    for (int i = 0; i < k; i++) {
-        int32_t e = m->cands[i].edge, a = 2 * e;
-        if ((size_t)a + 1 >= g->arc_count) continue;
-        if (g->arc_tail[a] < 0) a++;
-        int32_t t = g->arc_tail[a] >= 0 ? g->twin[a] : -1;
-        int twin_kept = 0;
-        if (t >= 0 && (t >> 1) != e)
-            for (int j = 0; j < kept; j++)
-                if (m->cands[j].edge == (t >> 1)) { twin_kept = 1; break; }
-        /* A foot point at an end of its edge, on a node that a nearer kept road also ends at, is that road's
-         * neighbour at the node rather than another road: it does not count either. Otherwise a road drawn as many
-         * short edges (a roundabout's ring) fills every slot with its own nodes and crowds out the road actually
-         * driven a few metres further (the approach, where a vehicle waits to enter). */
-        if (!twin_kept) {
-            int32_t node = rsc_edge_end_at(g, e, m->cands[i].offset);
-            if (node >= 0)
+    int k, kept;
+    for (;;) {
+        k = rsc_query_candidates(m->query, m->x[f], m->y[f], radius, 1, m->cands, cap);
+        if (k < 0) return k; /* the search failed (GEOS; message in rsc_query_failure): not "no road" */
+        if (k == 0) return 0;
+        int roads = 0, full = 0;
+        kept = 0;
+        for (int i = 0; i < k; i++) {
+            int32_t e = m->cands[i].edge, a = 2 * e;
+            if ((size_t)a + 1 >= g->arc_count) continue;
+            if (g->arc_tail[a] < 0) a++;
+            int32_t t = g->arc_tail[a] >= 0 ? g->twin[a] : -1;
+            int counted = 1;
+            if (t >= 0 && (t >> 1) != e)
                 for (int j = 0; j < kept; j++)
-                    if (rsc_edge_has_node(g, m->cands[j].edge, node)) { twin_kept = 1; break; }
+                    if (m->cands[j].edge == (t >> 1)) { counted = 0; break; }
+            /* A foot point at an end of its edge, on a node that a nearer kept road also ends at, is that road's
+             * neighbour at the node rather than another road: it does not count either. Otherwise a road drawn as
+             * many short edges (a roundabout's ring) fills every slot with its own nodes and crowds out the road
+             * actually driven a few metres further (the approach, where a vehicle waits to enter). */
+            if (counted) {
+                int32_t node = rsc_edge_end_at(g, e, m->cands[i].offset);
+                if (node >= 0)
+                    for (int j = 0; j < kept; j++)
+                        if (rsc_edge_has_node(g, m->cands[j].edge, node)) { counted = 0; break; }
+            }
+            if (counted) {
+                if (roads == roads_max) { full = 1; break; }
+                roads++;
+            }
+            m->cands[kept++] = m->cands[i];
         }
-        if (!twin_kept) {
-            if (roads == roads_max) break;
-            roads++;
-        }
-        m->cands[kept++] = m->cands[i];
+        if (full || k < cap || cap >= m->cand_cap) break;
+        cap = 2 * cap < m->cand_cap ? 2 * cap : m->cand_cap;
     }
     k = kept;
     if (!RSC_GROW(m->states, m->state_cap, m->state_n + 2 * (size_t)k)) return RSC_ENOMEM;

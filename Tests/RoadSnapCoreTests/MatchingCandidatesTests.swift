@@ -25,4 +25,20 @@ import RoadSnapFormats
         #expect(Set(sparse).count == sparse.count, "an edge driven twice at 10 s: \(sparse)")
         #expect(sparse == dense)
     }
+
+    /// Track 43, 1 s rows 600...1100 sampled every 10 s: motorway interchanges near Utrecht, where each fix has dozens
+    /// of ramp and carriageway edges within the radius, many of them twins or meeting at a shared node. The query
+    /// once stopped at twice `maxCandidates` edges, so those uncounted edges used up the query: fix 27 had fewer
+    /// than eight roads and not the carriageway driven, the chain split there, and 92 % of the cut's truth was
+    /// missed or wrong (3 sub-matches). The query is now widened until eight roads are found.
+    @Test func crowdedInterchangeKeepsTheCarriagewayDriven() throws {
+        let k = try KubickaTrack.load(directory: TestData.fixture("kubicka-cuts/k043-crowded-ramps"))
+        let result = try MapMatcher(network: k.network).match(k.track.subsampled(every: 10))
+        let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
+        let lengths = k.network.lengthsBySourceID()
+        let score = RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 }
+        #expect(result.subMatches.count == 1)
+        #expect(score.truthLength > 10_000)
+        #expect(score.fraction < 0.02, "route mismatch \(score.fraction)")
+    }
 }
