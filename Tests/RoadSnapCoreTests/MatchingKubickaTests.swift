@@ -64,8 +64,11 @@ import RoadSnapFormats
     @Test func veryNoisyTenSecondSampling() throws {
         // 0.047 before the recovery of unreachable fixes (`recoveryRadius`): it joins up track 75's pieces where
         // 20 m noise broke them, by a road the wider search finds, and so adds ~0.4 km here (docs/matching.md).
+        // 0.0497 since the candidate query is widened past twins and shared-node edges (MatchingCandidatesTests),
+        // which took the 70 real tracks at 10 s from 1.81 to 1.11 %; with seeded noise it moves either way by about
+        // 0.1 point (Benchmarks match noise=20 on these 20: 1 s 5.07 -> 5.05, 10 s 4.02 -> 3.92, 30 s 5.11 -> 5.38 %).
         let total = try Self.noisyMismatch(sigma: 20, interval: 10)
-        #expect(total.fraction <= 0.049, "route mismatch \(total.fraction)")
+        #expect(total.fraction <= 0.051, "route mismatch \(total.fraction)")
     }
 
     @Test func noisyTrackWidensSigmaRadiusAndThinning() throws {
