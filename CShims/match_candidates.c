@@ -29,9 +29,11 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
     /* max_candidates counts roads: a one-way edge whose twin (the same road the other way, a separate edge in
      * networks that draw each direction) is also a candidate does not count twice, nor does a foot point at a node
      * that a nearer kept road also ends at (below). Query twice as many edges, and again with more when those were
-     * all kept and the query may have been cut short (a crowded spot): the same as taking every edge within the
-     * radius, at the cost of one small query where roads are sparse. */
+     * all kept and the query may have been cut short (a crowded spot), adding from the wider query only roads not
+     * yet kept: at an interchange the uncounted twins and node neighbours no longer use up the query before the
+     * road driven is reached, and the layer grows by roads, not by more of them (docs/matching.md, seventh round). */
     int cap = 2 * roads_max < m->cand_cap ? 2 * roads_max : m->cand_cap;
+    const int first = cap;
     int k, kept;
     for (;;) {
         k = rsc_query_candidates(m->query, m->x[f], m->y[f], radius, 1, m->cands, cap);
@@ -61,6 +63,8 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
             if (counted) {
                 if (roads == roads_max) { full = 1; break; }
                 roads++;
+            } else if (i >= first) {
+                continue; /* past the first query's edges, only roads not yet kept are added */
             }
             m->cands[kept++] = m->cands[i];
         }
