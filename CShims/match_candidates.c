@@ -2,11 +2,18 @@
  * emission (Gaussian with a Laplacian tail on the distance, plus a Gaussian on course vs. bearing). */
 #include "cshims_match_internal.h"
 
-/* The node at the end of edge e where a foot point `offset` metres from its start lies (within 1 cm), else -1. */
-static int32_t rsc_edge_end_at(const rsc_match_graph *g, int32_t e, double offset) {
+/* The arc that draws edge e (2e, or 2e + 1 for an edge drawn backward only), or -1 when e has no arc. */
+static int32_t rsc_edge_arc(const rsc_match_graph *g, int32_t e) {
     int32_t a = 2 * e;
-    int forward = g->arc_tail[a] >= 0;
-    if (!forward) a++;
+    if ((size_t)a + 1 >= g->arc_count) return -1;
+    return g->arc_tail[a] >= 0 ? a : a + 1;
+}
+
+/* The node at the end of edge e (which has an arc) where a foot point `offset` metres from its start lies (within
+ * 1 cm), else -1. */
+static int32_t rsc_edge_end_at(const rsc_match_graph *g, int32_t e, double offset) {
+    int32_t a = rsc_edge_arc(g, e);
+    int forward = a == 2 * e;
     double len = g->arc_length[a];
     if (offset <= 0.01) return forward ? g->arc_tail[a] : g->arc_head[a];
     if (offset >= len - 0.01) return forward ? g->arc_head[a] : g->arc_tail[a];
@@ -15,10 +22,8 @@ static int32_t rsc_edge_end_at(const rsc_match_graph *g, int32_t e, double offse
 
 /* Whether edge e starts or ends at node n. */
 static int rsc_edge_has_node(const rsc_match_graph *g, int32_t e, int32_t n) {
-    int32_t a = 2 * e;
-    if ((size_t)a + 1 >= g->arc_count) return 0;
-    if (g->arc_tail[a] < 0) a++;
-    return g->arc_tail[a] == n || g->arc_head[a] == n;
+    int32_t a = rsc_edge_arc(g, e);
+    return a >= 0 && (g->arc_tail[a] == n || g->arc_head[a] == n);
 }
 
 /* Builds the candidate states of fix `f` (the nearest roads_max roads within `radius`) at the end of the state pool
@@ -42,9 +47,8 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
         int roads = 0, full = 0;
         kept = 0;
         for (int i = 0; i < k; i++) {
-            int32_t e = m->cands[i].edge, a = 2 * e;
-            if ((size_t)a + 1 >= g->arc_count) continue;
-            if (g->arc_tail[a] < 0) a++;
+            int32_t e = m->cands[i].edge, a = rsc_edge_arc(g, e);
+            if (a < 0) continue;
             int32_t t = g->arc_tail[a] >= 0 ? g->twin[a] : -1;
             int counted = 1;
             if (t >= 0 && (t >> 1) != e)
