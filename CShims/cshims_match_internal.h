@@ -147,6 +147,12 @@ static inline int rsc_grow(void **buf, size_t *cap, size_t need, size_t size) {
 }
 #define RSC_GROW(ptr, cap, need) rsc_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 
+/* The offset along `arc` (metres from its tail) of a point `edge_offset` metres along its edge: arc 2e runs the way
+ * edge e is drawn, arc 2e + 1 against it. */
+static inline double rsc_arc_offset(int32_t arc, double arc_length, double edge_offset) {
+    return (arc & 1) ? arc_length - edge_offset : edge_offset;
+}
+
 /* Whether the turn from arc `from` onto arc `to` (at from's head) is allowed (rsc_match_turn_allowed, inlined in the
  * route searches). */
 static inline int rsc_turn_allowed(const rsc_match_graph *g, int32_t from, int32_t to) {

@@ -97,7 +97,7 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
             s->back = -1;
             s->entry = -1;
             s->fix = (int32_t)f;
-            s->offset = dir == 0 ? c->offset : len - c->offset;
+            s->offset = rsc_arc_offset(arc, len, c->offset);
             if (s->offset < 0) s->offset = 0;
             if (s->offset > len) s->offset = len;
             s->distance = c->distance;

@@ -28,7 +28,7 @@ static int rsc_place_ahead(rsc_matcher *m, double hx, double hy, const rsc_state
     int at_head = 0;
     for (int c = 0; c < k; c++) {
         if (m->cands[c].edge != a->arc >> 1) continue;
-        double o = (a->arc & 1) ? len - m->cands[c].offset : m->cands[c].offset;
+        double o = rsc_arc_offset(a->arc, len, m->cands[c].offset);
         if (!(o > a->offset)) continue;
         if (o >= len) {
             /* the nearest point is the head itself: the fix lies beyond the arc's end */
@@ -51,7 +51,7 @@ static int rsc_place_ahead(rsc_matcher *m, double hx, double hy, const rsc_state
         double alen = g->arc_length[arc];
         for (int c = 0; c < k; c++) {
             if (m->cands[c].edge != arc >> 1) continue;
-            double o = (arc & 1) ? alen - m->cands[c].offset : m->cands[c].offset;
+            double o = rsc_arc_offset(arc, alen, m->cands[c].offset);
             if (!(o > 0) || !(m->cands[c].distance < out->distance)) continue;
             out->arc = arc;
             out->offset = o;
@@ -100,7 +100,7 @@ static int rsc_place_on_stretch(rsc_matcher *m, double hx, double hy, const rsc_
         double len = g->arc_length[arc];
         for (int c = 0; c < k; c++) {
             if (m->cands[c].edge != e) continue;
-            double o = (arc & 1) ? len - m->cands[c].offset : m->cands[c].offset;
+            double o = rsc_arc_offset(arc, len, m->cands[c].offset);
             double px = m->cands[c].x, py = m->cands[c].y, d = m->cands[c].distance;
             if (o < from[s] || o > to[s]) {
                 o = o < from[s] ? from[s] : to[s];

@@ -83,7 +83,7 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
                 int nc = rsc_query_candidates(m->query, m->x[f], m->y[f], m->p->radius, 1, m->cands, m->cand_cap);
                 for (int c = 0; c < nc; c++) {
                     if (m->cands[c].edge != e) continue;
-                    double o = (last->arc & 1) ? len_before - m->cands[c].offset : m->cands[c].offset;
+                    double o = rsc_arc_offset(last->arc, len_before, m->cands[c].offset);
                     if (o > turn) turn = o;
                 }
             }

@@ -266,6 +266,13 @@ void XMLCALL coordinate_check_entity(void *data, const XML_Char *, int, const XM
     XML_StopParser(static_cast<CoordinateCheck *>(data)->parser, XML_FALSE);  // libosmium refuses these itself
 }
 
+// RSC_OK when the pass found no coordinate out of range, else RSC_EFORMAT with the failure in err.
+int coordinate_check_outcome(const CoordinateCheck &check, char *err, size_t errlen) {
+    if (check.failure.empty()) return RSC_OK;
+    set_err(err, errlen, "not a readable OSM file: " + check.failure);
+    return RSC_EFORMAT;
+}
+
 int check_xml_coordinates(const char *path, const osmium::io::File &file, char *err, size_t errlen) {
     CoordinateCheck check{XML_ParserCreate(nullptr), {}};
     if (!check.parser) throw std::bad_alloc();
@@ -275,9 +282,7 @@ int check_xml_coordinates(const char *path, const osmium::io::File &file, char *
     XML_SetEntityDeclHandler(check.parser, coordinate_check_entity);
     if (file.buffer()) {  // a small file the caller already read (read_osm): checked from its bytes, not read again
         XML_Parse(check.parser, file.buffer(), static_cast<int>(file.buffer_size()), XML_TRUE);
-        if (check.failure.empty()) return RSC_OK;
-        set_err(err, errlen, "not a readable OSM file: " + check.failure);
-        return RSC_EFORMAT;
+        return coordinate_check_outcome(check, err, errlen);
     }
     int fd = ::open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return RSC_OK;  // libosmium reports it
@@ -293,9 +298,7 @@ int check_xml_coordinates(const char *path, const osmium::io::File &file, char *
             break;
     }
     input->close();
-    if (check.failure.empty()) return RSC_OK;
-    set_err(err, errlen, "not a readable OSM file: " + check.failure);
-    return RSC_EFORMAT;
+    return coordinate_check_outcome(check, err, errlen);
 }
 
 }  // namespace

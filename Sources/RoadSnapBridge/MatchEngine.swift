@@ -238,6 +238,9 @@ public final class MatchEngine {
         lastSubs = 0
         let n = min(x.count, y.count)
         guard columns.stride >= 1 else { throw .invalidArgument("per-fix columns need a stride of at least 1") }
+        guard n <= Int(Int32.max) else {
+            throw .invalidArgument("a track of \(n) fixes is more than one run takes (at most \(Int32.max)): split it")
+        }
         var params = parameters.raw
         let rc = rsc_matcher_run(handle, &params, n, x, y, columns.time, columns.course, columns.speed,
                                  columns.accuracy, columns.stride)
