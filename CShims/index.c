@@ -446,21 +446,29 @@ void rsc_query_destroy(rsc_query *q) {
     free(q);
 }
 
-/* Nearest point of segment i to (x, y). */
-static inline void rsc_foot(const rsc_index *ix, int32_t i, double x, double y, rsc_candidate *c) {
-    const rsc_seg *g = &ix->seg[i];
+/* The nearest point of segment g to (x, y): its parameter along the segment in *t (0..1) and the point in *fx, *fy;
+ * returns its squared distance. */
+static inline double rsc_foot_d2(const rsc_seg *g, double x, double y, double *t, double *fx, double *fy) {
     double ax = g->ax, ay = g->ay, dx = g->bx - ax, dy = g->by - ay;
-    double l2 = dx * dx + dy * dy, t = 0.0;
+    double l2 = dx * dx + dy * dy, u = 0.0;
     if (l2 > 0) {
-        t = ((x - ax) * dx + (y - ay) * dy) / l2;
-        t = t < 0 ? 0 : (t > 1 ? 1 : t);
+        u = ((x - ax) * dx + (y - ay) * dy) / l2;
+        u = u < 0 ? 0 : (u > 1 ? 1 : u);
     }
-    double fx = ax + t * dx, fy = ay + t * dy;
+    *t = u;
+    *fx = ax + u * dx;
+    *fy = ay + u * dy;
+    return (x - *fx) * (x - *fx) + (y - *fy) * (y - *fy);
+}
+
+/* Segment i's candidate at parameter t, point (fx, fy), `distance` from the fix. */
+static inline void rsc_foot(const rsc_index *ix, int32_t i, double t, double fx, double fy, double distance,
+                            rsc_candidate *c) {
     c->edge = ix->edge[i];
     c->segment = ix->orig[i];
     c->x = fx;
     c->y = fy;
-    c->distance = sqrt((x - fx) * (x - fx) + (y - fy) * (y - fy));
+    c->distance = distance;
     c->offset = ix->offset[i] + t * ix->len[i];
     c->bearing = ix->bearing[i];
 }
@@ -490,10 +498,13 @@ static inline void rsc_push(rsc_candidate *out, int *count, int capacity, const 
 static int rsc_scan(const rsc_index *ix, const int32_t *items, size_t count, double x, double y, double radius,
                     rsc_candidate *out, int capacity) {
     int n = 0;
-    rsc_candidate best, c;
+    rsc_candidate best;
     int32_t cur_edge = -1;
     int have = 0;
     double r2 = radius * radius;
+    /* Squared distances beyond this are beyond the radius whatever the rounding: no square root for them (the
+     * exact test, distance > radius, decides the rest as before). */
+    double r2_out = r2 * (1 + 1e-12);
     for (size_t k = 0; k < count; k++) {
         int32_t i = items ? items[k] : (int32_t)k;
         /* Cheap envelope reject before the exact foot point. */
@@ -502,15 +513,18 @@ static int rsc_scan(const rsc_index *ix, const int32_t *items, size_t count, dou
         double ey0 = g->ay < g->by ? g->ay : g->by, ey1 = g->ay < g->by ? g->by : g->ay;
         double ddx = x < ex0 ? ex0 - x : (x > ex1 ? x - ex1 : 0), ddy = y < ey0 ? ey0 - y : (y > ey1 ? y - ey1 : 0);
         if (ddx * ddx + ddy * ddy > r2) continue;
-        rsc_foot(ix, i, x, y, &c);
-        if (c.distance > radius) continue;
-        if (have && c.edge == cur_edge) {
-            if (c.distance < best.distance) best = c;
+        double t, fx, fy, d2 = rsc_foot_d2(g, x, y, &t, &fx, &fy);
+        if (d2 > r2_out) continue;
+        double distance = sqrt(d2);
+        if (distance > radius) continue;
+        int32_t e = ix->edge[i];
+        if (have && e == cur_edge) {
+            if (distance < best.distance) rsc_foot(ix, i, t, fx, fy, distance, &best);
             continue;
         }
         if (have) rsc_push(out, &n, capacity, &best);
-        best = c;
-        cur_edge = c.edge;
+        rsc_foot(ix, i, t, fx, fy, distance, &best);
+        cur_edge = e;
         have = 1;
     }
     if (have) rsc_push(out, &n, capacity, &best);
