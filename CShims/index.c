@@ -462,8 +462,8 @@ static inline double rsc_foot_d2(const rsc_seg *g, double x, double y, double *t
 }
 
 /* Segment i's candidate at parameter t, point (fx, fy), `distance` from the fix. */
-static inline void rsc_foot(const rsc_index *ix, int32_t i, double t, double fx, double fy, double distance,
-                            rsc_candidate *c) {
+static inline void rsc_fill_candidate(const rsc_index *ix, int32_t i, double t, double fx, double fy,
+                                      double distance, rsc_candidate *c) {
     c->edge = ix->edge[i];
     c->segment = ix->orig[i];
     c->x = fx;
@@ -519,11 +519,11 @@ static int rsc_scan(const rsc_index *ix, const int32_t *items, size_t count, dou
         if (distance > radius) continue;
         int32_t e = ix->edge[i];
         if (have && e == cur_edge) {
-            if (distance < best.distance) rsc_foot(ix, i, t, fx, fy, distance, &best);
+            if (distance < best.distance) rsc_fill_candidate(ix, i, t, fx, fy, distance, &best);
             continue;
         }
         if (have) rsc_push(out, &n, capacity, &best);
-        rsc_foot(ix, i, t, fx, fy, distance, &best);
+        rsc_fill_candidate(ix, i, t, fx, fy, distance, &best);
         cur_edge = e;
         have = 1;
     }

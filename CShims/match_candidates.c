@@ -33,12 +33,13 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
     const rsc_match_graph *g = m->g;
     /* max_candidates counts roads: a one-way edge whose twin (the same road the other way, a separate edge in
      * networks that draw each direction) is also a candidate does not count twice, nor does a foot point at a node
-     * that a nearer kept road also ends at (below). Query twice as many edges, and again with more when those were
-     * all kept and the query may have been cut short (a crowded spot), adding from the wider query only roads not
-     * yet kept: at an interchange the uncounted twins and node neighbours no longer use up the query before the
-     * road driven is reached, and the layer grows by roads, not by more of them (docs/matching.md, seventh round).
-     * The first query already asks for four times max_candidates edges: the widening it saves was a full second
-     * query at one layer in five on 1 s tracks, and the rule above keeps the result the same (eighth round). */
+     * that a nearer kept road also ends at (below). The nearest `first` (twice as many) edges are taken as they
+     * come; past them only roads not yet kept are added, and the query is widened again when every edge returned
+     * was kept and it may have been cut short (a crowded spot). At an interchange the uncounted twins and node
+     * neighbours no longer use up the query before the road driven is reached, and the layer grows by roads, not by
+     * more of them (docs/matching.md, seventh round). The first query already asks for twice `first`: the widening
+     * it saves was a full second query at one layer in five on 1 s tracks, and since the rule depends on `first`,
+     * not on the query's size, the layer is the same (eighth round). */
     const int first = 2 * roads_max < m->cand_cap ? 2 * roads_max : m->cand_cap;
     int cap = 2 * first < m->cand_cap ? 2 * first : m->cand_cap;
     int k, kept;
