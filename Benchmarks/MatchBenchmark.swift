@@ -41,6 +41,7 @@ enum MatchBenchmark {
             case "back": p.backwardTolerance = v
             case "beam": p.beam = v
             case "outliers": p.maxOutliers = Int(v)
+            case "window": p.outlierWindow = v
             case "gap": p.maxGap = v
             case "speed": p.maxSpeed = v
             case "hold": p.minFixDistance = v

@@ -149,7 +149,7 @@ enum NavigationBenchmark {
             default: profilePartGuidance(session, destination: destination, drive: drive.count, batch)
             }
         }
-        print("profile \(part): \(fixes) fixes through the profiled function; \(counter.navigatorEvents) guidance events")
+        print("profile \(part): \(fixes) fixes through the profiled function; \(counter.navigatorEvents) guidance events, \(counter.routeChanges) route changes, \(counter.rerouting) rerouting states")
     }
 
     @inline(never) static func profilePartSnap(_ snapper: Snapper, _ batch: [Fix]) {

@@ -128,6 +128,11 @@ struct rsc_matcher {
      * outlier). Set by rsc_commit and rsc_step. */
     double last_drop;
     int last_skipped;
+    /* The run of unreachable fixes since the newest layer (rsc_outlier_note): how many, the path from the latest fix
+     * held or scored through them (to out_x, out_y, the newest of them) and the sum of their nearest roads'
+     * distances; near is the nearest candidate of the layer rsc_step built last. */
+    int32_t out_n;
+    double out_path, out_x, out_y, out_near, near;
     /* Pruning of a batch run's states and route entries (match_prune.c): thresholds (0: the defaults) and how many
      * times it ran in the last run; set through rsc_matcher_set_pruning for tests. */
     size_t prune_min_states, prune_min_entries, prune_count;
@@ -288,5 +293,12 @@ RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_st
                                 * outlier_penalty over a chain that leaves it out */
 /* or a negative RSC_E* code (RSC_ENOMEM, or RSC_EGEOS when a candidate search failed). */
 RSC_HIDDEN int rsc_step(rsc_matcher *m, size_t f, int32_t recent);
+/* The outlier run both drivers keep (match.c): rsc_outlier_allowed says whether unreachable fix f may be one more
+ * outlier (max_outliers, then outlier_window), rsc_outlier_note records it, rsc_outliers_clear ends the run (a layer
+ * committed, the chain ended). rsc_step lets the chain resume after more than max_outliers only by a plausible
+ * route (rsc_match_params.outlier_window). */
+RSC_HIDDEN int rsc_outlier_allowed(const rsc_matcher *m, size_t f);
+RSC_HIDDEN void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent);
+RSC_HIDDEN void rsc_outliers_clear(rsc_matcher *m);
 
 #endif

@@ -82,6 +82,50 @@ static int rsc_skip(rsc_matcher *m, int count, double through) {
     return 1;
 }
 
+/* Records fix f (just found unreachable by rsc_step) as one more outlier after the latest fix `recent` held or
+ * scored in the sub-match. */
+void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent) {
+    if (m->out_n == 0 && recent >= 0) {
+        m->out_path = 0;
+        m->out_near = 0;
+        m->out_x = m->x[recent];
+        m->out_y = m->y[recent];
+    }
+    m->out_path += hypot(m->x[f] - m->out_x, m->y[f] - m->out_y);
+    m->out_x = m->x[f];
+    m->out_y = m->y[f];
+    m->out_near += m->near;
+    m->out_n++;
+}
+
+void rsc_outliers_clear(rsc_matcher *m) { m->out_n = 0; }
+
+/* Whether unreachable fix f may be dropped as one more outlier instead of splitting the track: within max_outliers,
+ * or within outlier_window seconds of the newest layer's fix when the chain has more layers than max_outliers (a
+ * chain no longer than a run of outliers is no better evidence of the road driven than they are). */
+int rsc_outlier_allowed(const rsc_matcher *m, size_t f) {
+    const rsc_match_params *p = m->p;
+    if (m->out_n < p->max_outliers) return 1;
+    if (!(p->outlier_window > 0) || m->layer_n <= (size_t)p->max_outliers || !rsc_known(m, m->t, f)) return 0;
+    size_t lf = (size_t)m->layers[m->layer_n - 1].fix;
+    return rsc_known(m, m->t, lf) && rsc_col(m, m->t, f) - rsc_col(m, m->t, lf) <= p->outlier_window;
+}
+
+/* After more than max_outliers unreachable fixes (the outlier window), whether the chain may resume at fix f by the
+ * best state of its scored layer (count states at state_n): the outliers lay on average at least sigma from their
+ * nearest road (a drift away from the road driven; fixes on a road of their own that the chain cannot reach mean an
+ * earlier choice or the map is wrong, and the track splits), and the route is no longer than 1.25 x the path
+ * through them + 4 sigma (GPS drifting off a road keeps pace with it; a detour is an explanation forced on them). */
+static int rsc_resume_plausible(const rsc_matcher *m, size_t f, int count) {
+    const rsc_match_params *p = m->p;
+    if (m->out_n <= p->max_outliers) return 1;
+    if (m->out_near < p->sigma * m->out_n) return 0;
+    int b = rsc_best_state(&m->states[m->state_n], count);
+    if (b < 0) return 0;
+    double path = m->out_path + hypot(m->x[f] - m->out_x, m->y[f] - m->out_y);
+    return m->states[m->state_n + (size_t)b].route <= 1.25 * path + 4.0 * p->sigma;
+}
+
 /* Scores fix f (valid, not held) against the current sub-match: builds its layer and, when the sub-match has a layer
  * already, checks the time gap from fix `recent` (the latest fix held or scored in the sub-match), scores the
  * transition (searching again wider when needed) and commits the layer when some state is reachable. The one step
@@ -92,6 +136,9 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
     int count = rsc_build_layer(m, f, p->radius, p->max_candidates);
     if (count < 0) return count;
     if (count == 0) return RSC_STEP_NONE;
+    m->near = INFINITY;
+    for (int j = 0; j < count; j++)
+        if (m->states[m->state_n + (size_t)j].distance < m->near) m->near = m->states[m->state_n + (size_t)j].distance;
     if (m->layer_n == 0) {
         rsc_state *cur = &m->states[m->state_n];
         for (int j = 0; j < count; j++) cur[j].score = cur[j].emission;
@@ -151,6 +198,7 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
                 r = r2;
             }
         }
+        if (r > 0 && !rsc_resume_plausible(m, f, count)) r = 0;
         if (r > 0) {
             rsc_state *cur = &m->states[m->state_n];
             double top = -INFINITY;
@@ -212,6 +260,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     }
     size_t pending_first = 0;
     int pending = 0;
+    rsc_outliers_clear(m);
     size_t f = 0;
     for (;;) {
         if (f >= n) {
@@ -219,6 +268,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
                 if (!rsc_finalize(m, (int32_t)m->sub_n)) return RSC_ENOMEM;
                 f = pending_first;
                 pending = 0;
+                rsc_outliers_clear(m);
                 continue;
             }
             break;
@@ -249,13 +299,15 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         if (st == RSC_STEP_NONE) { f++; continue; }
         if (st == RSC_STEP_COMMITTED || st == RSC_STEP_SKIPPED) {
             pending = 0;
+            rsc_outliers_clear(m);
             f++;
             if (!rsc_prune_states(m)) return RSC_ENOMEM;
             continue;
         }
-        if (st == RSC_STEP_UNREACHABLE && pending < p->max_outliers) {
+        if (st == RSC_STEP_UNREACHABLE && rsc_outlier_allowed(m, f)) {
             if (pending == 0) pending_first = f;
             pending++;
+            rsc_outlier_note(m, f, recent);
             f++;
             continue;
         }
@@ -263,6 +315,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         if (!rsc_finalize(m, (int32_t)m->sub_n)) return RSC_ENOMEM;
         if (pending > 0) f = pending_first;
         pending = 0;
+        rsc_outliers_clear(m);
     }
     if (!rsc_finalize(m, (int32_t)m->sub_n)) return RSC_ENOMEM;
     rsc_trim_states(m);

@@ -49,6 +49,7 @@ int rsc_match_params_check(const rsc_match_params *p, char *message, size_t size
     RSC_RANGE(p->joint_beam, "joint search beam", 0, 1, 10000, "log units");
     RSC_RANGE(p->recovery_radius, "recovery radius", 0, 0, 10000, "metres");
     RSC_RANGE(p->outlier_penalty, "outlier penalty", 0, 0, 10000, "log units");
+    RSC_RANGE(p->outlier_window, "outlier window", 0, 0, 3600, "seconds");
 #undef RSC_RANGE
     return RSC_OK;
 }

@@ -44,6 +44,10 @@ static void rsc_stream_unmatched(rsc_stream_answer *a) {
     a->y = NAN;
 }
 
+#ifndef RSC_STREAM_KEEP_ENTRIES
+#define RSC_STREAM_KEEP_ENTRIES 16384
+#endif
+
 static void rsc_stream_forget_searches(rsc_matcher *m) {
     m->entry_n = 0;
     if (++m->run_stamp == 0) {
@@ -89,6 +93,7 @@ void rsc_stream_reset(rsc_stream *s) {
     s->held_pos = -1;
     s->layer_base = 0;
     s->pending = 0;
+    rsc_outliers_clear(s->m);
     s->pend_n = 0;
     s->replay_n = 0;
     s->pushed = 0;
@@ -171,6 +176,7 @@ static void rsc_stream_end_chain(rsc_stream *s) {
     rsc_stream_forget_searches(s->m);
     s->held_pos = -1;
     s->pending = 0;
+    rsc_outliers_clear(s->m);
 }
 
 /* Cuts the chain back to its newest `keep` layers (the fixes, states and route searches before them are released). */
@@ -180,12 +186,13 @@ static void rsc_stream_compact(rsc_stream *s, size_t keep) {
     size_t k0 = m->layer_n - keep;
     int32_t shift = m->layers[k0].start, fshift = m->layers[k0].fix;
     size_t n = m->state_n - (size_t)shift;
+    int forget = m->entry_n > RSC_STREAM_KEEP_ENTRIES;
     memmove(m->states, m->states + shift, n * sizeof *m->states);
     for (size_t i = 0; i < n; i++) {
         rsc_state *st = &m->states[i];
         st->back = st->back >= shift ? st->back - shift : -1;
         st->fix -= fshift;
-        st->entry = -1;
+        if (forget) st->entry = -1;
     }
     m->state_n = n;
     memmove(m->layers, m->layers + k0, keep * sizeof *m->layers);
@@ -204,7 +211,7 @@ static void rsc_stream_compact(rsc_stream *s, size_t keep) {
     memmove(s->accuracy, s->accuracy + fshift, fn * sizeof(double));
     s->fix_n = fn;
     if (s->held_pos >= 0) s->held_pos -= fshift;
-    rsc_stream_forget_searches(m);
+    if (forget) rsc_stream_forget_searches(m);
 }
 
 /* Room for `need` fixes in all six arrays. 0 on out of memory. */
@@ -293,6 +300,7 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
         }
         if (st == RSC_STEP_COMMITTED) {
             s->pending = 0;
+            rsc_outliers_clear(m);
             s->pend_n = 0;
             if (s->held_pos >= 0) {
                 /* the held fix before it is no longer the latest: the layer's fix takes its place */
@@ -313,7 +321,8 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
             if (m->layer_n >= 2 * window + 16) rsc_stream_compact(s, window);
             return RSC_OK;
         }
-        if (st == RSC_STEP_UNREACHABLE && s->pending < s->p.max_outliers) {
+        if (st == RSC_STEP_UNREACHABLE && rsc_outlier_allowed(m, f)) {
+            rsc_outlier_note(m, f, recent);
             s->pending++;
             s->fix_n--;
             /* kept to be replayed into the next chain should this one end before a fix is scored */

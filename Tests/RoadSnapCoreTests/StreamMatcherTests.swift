@@ -88,8 +88,11 @@ import RoadSnapFormats
     /// unreachable, the first two fixes after it are outliers of the first chain (max_outliers 2) and the third ends
     /// it. Online at lags 2, 5 and 10 equals the batch run over the same window for every window from the third on
     /// (before it the batch run, at its track's end, replays the outliers it holds; the stream cannot know the drive
-    /// ends there), the replayed fixes matched.
+    /// ends there), the replayed fixes matched. Without the outlier window (`outlierWindowRunsAsTheBatchDoes`), so that
+    /// the third outlier ends the chain.
     @Test func outliersBeforeAChainEndAreReplayedAsTheBatchDoes() throws {
+        var parameters = Self.parameters
+        parameters.outlierWindow = 0
         let network = try TestData.bellevue()
         let graph = try MatchGraph(network: network)
         let query = try SegmentQuery(index: network.index, capacity: 256)
@@ -97,12 +100,12 @@ import RoadSnapFormats
         let a = try Self.localDrive(network, range: 0..<120), b = try Self.localDrive(network, range: 700..<760)
         let x = a.x + b.x, y = a.y + b.y
         let t = a.t + b.t.indices.map { (a.t.last ?? 0) + Double($0 + 1) }
-        let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters.engine, maxLag: 10, routeBonus: 0)
+        let stream = try MatchStream(graph: graph, query: query, parameters: parameters.engine, maxLag: 10, routeBonus: 0)
         var compared = 0, differing: [String] = []
         for i in x.indices {
             try stream.push(x: x[i], y: y[i], time: t[i])
             guard i >= 122 else { continue }
-            _ = try engine.run(parameters: Self.parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
+            _ = try engine.run(parameters: parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
                                time: Array(t[...i]), course: nil, speed: nil)
             let batch = engine.fixes
             for lag in [2, 5, 10] {
@@ -123,6 +126,48 @@ import RoadSnapFormats
             }
         }
         #expect(compared > 100)
+        #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+    }
+
+    /// The outlier window (`MatchParameters.outlierWindow`) online: track 43's drift off a motorway (the
+    /// `kubicka-cuts/k043-drift` fixture, 221 fixes at 1 s), where dozens of fixes in a row are unreachable and the
+    /// chain resumes on the motorway. While such a run is open the batch run, at its track's end, replays it into a
+    /// sub-match of its own (the stream cannot know the track ends there); at every push whose fix is scored on the
+    /// one chain, online at lags 2, 5 and 10 equals the batch run over the same window.
+    @Test func outlierWindowRunsAsTheBatchDoes() throws {
+        let k = try KubickaTrack.load(directory: TestData.fixture("kubicka-cuts/k043-drift"))
+        let network = k.network
+        let graph = try MatchGraph(network: network)
+        let query = try SegmentQuery(index: network.index, capacity: 256)
+        let engine = try MatchEngine(graph: graph, query: query)
+        let frame = try network.makeFrame()
+        var x: [Double] = [], y: [Double] = []
+        try frame.forward(latitudes: k.track.fixes.map(\.coordinate.latitude),
+                          longitudes: k.track.fixes.map(\.coordinate.longitude), x: &x, y: &y)
+        let t = k.track.fixes.map { $0.time ?? .nan }
+        let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters.engine, maxLag: 10, routeBonus: 0)
+        var compared = 0, differing: [String] = []
+        for i in x.indices {
+            try stream.push(x: x[i], y: y[i], time: t[i])
+            guard i >= 10 else { continue }
+            _ = try engine.run(parameters: Self.parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
+                               time: Array(t[...i]), course: nil, speed: nil)
+            let batch = engine.fixes
+            // no run of outliers open at the window's end: the newest fix scored on the one chain
+            guard engine.subMatches.count == 1, batch[i].arc >= 0, !batch[i].held else { continue }
+            for lag in [2, 5, 10] {
+                let online = try #require(stream.result(lag: lag)).fix
+                let f = batch[i - lag]
+                compared += 1
+                if online.arc != f.arc || (f.arc >= 0 && abs(online.offset - f.offset) > 1e-9) || online.held != f.held {
+                    differing.append("fix \(i - lag) at \(i) lag \(lag): online \(online.arc)@\(online.offset) batch \(f.arc)@\(f.offset)")
+                }
+            }
+        }
+        // the window was used: the whole cut is one sub-match with a run of unmatched fixes inside it
+        #expect(engine.subMatches.count == 1)
+        #expect(engine.fixes.filter { $0.arc < 0 }.count >= 20)
+        #expect(compared > 300)
         #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
     }
 

@@ -73,6 +73,12 @@ public struct MatchParameters: Hashable, Sendable {
     /// out (the next fix scored from the one before) by more than this (log-probability): one or two fixes that lie
     /// on another road must not pull the chain onto it. 0: never.
     public var outlierPenalty: Double = 30
+    /// Seconds after the last scored fix during which unreachable fixes beyond `maxOutliers` stay outliers instead of
+    /// splitting the track (GPS drifting 100 m and more off a motorway for a minute, onto minor roads the chain
+    /// cannot reach). The chain resumes at a later fix only when those fixes lay on average at least sigma from
+    /// their nearest road and the route is no longer than 1.25 × the path through them + 4 sigma; otherwise the
+    /// track splits at the first of them, as with `maxOutliers` alone. 0: `maxOutliers` alone.
+    public var outlierWindow: Double = 120
 
     public init() {}
 
@@ -109,6 +115,7 @@ public struct MatchParameters: Hashable, Sendable {
                               maxOutliers: Int32(clamping: maxOutliers), disconnectMargin: disconnectMargin,
                               minFixDistance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24),
                               jointInterval: jointSearchInterval, jointBeam: jointSearchBeam,
-                              recoveryRadius: recoveryRadius, outlierPenalty: outlierPenalty)
+                              recoveryRadius: recoveryRadius, outlierPenalty: outlierPenalty,
+                              outlierWindow: outlierWindow)
     }
 }
