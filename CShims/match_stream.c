@@ -44,6 +44,8 @@ static void rsc_stream_unmatched(rsc_stream_answer *a) {
     a->y = NAN;
 }
 
+/* Route searches the stream keeps across cut-backs (rsc_stream_compact) until its pool holds more entries than this
+ * (24 bytes each): the next fixes reuse them, and the pool stays bounded on an endless drive. */
 #ifndef RSC_STREAM_KEEP_ENTRIES
 #define RSC_STREAM_KEEP_ENTRIES 16384
 #endif
@@ -179,7 +181,8 @@ static void rsc_stream_end_chain(rsc_stream *s) {
     rsc_outliers_clear(s->m);
 }
 
-/* Cuts the chain back to its newest `keep` layers (the fixes, states and route searches before them are released). */
+/* Cuts the chain back to its newest `keep` layers (the fixes and states before them are released; the route searches
+ * too once the pool holds more than RSC_STREAM_KEEP_ENTRIES entries). */
 static void rsc_stream_compact(rsc_stream *s, size_t keep) {
     rsc_matcher *m = s->m;
     if (m->layer_n <= keep) return;

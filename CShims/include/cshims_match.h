@@ -94,10 +94,10 @@ typedef struct rsc_match_params {
                               * than the best chain leaving it out by more than this (0: never) */
     double outlier_window;   /* seconds: beyond max_outliers, unreachable fixes stay outliers (the track does not
                               * split) while they lie within this of the last scored fix (once the chain has more
-                              * layers than max_outliers); the chain resumes at a later
-                              * fix only by a route no longer than 1.25 x the path through those fixes + 4 sigma, and
-                              * only when they lay on average at least sigma from their nearest road (a drift off the
-                              * road driven, not a road of their own): 0 = max_outliers alone */
+                              * layers than max_outliers); the chain resumes at a later fix only by a route no longer
+                              * than 1.25 x the path through those fixes + 4 sigma, and only when they lay on average
+                              * at least sigma from their nearest road (a drift off the road driven, not a road of
+                              * their own): 0 = max_outliers alone */
 } rsc_match_params;
 
 /* The one validation of the parameters (CLI, Swift and C API all go through it, and rsc_matcher_run): every value

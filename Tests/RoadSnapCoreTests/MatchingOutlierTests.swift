@@ -5,25 +5,12 @@ import RoadSnapFormats
 /// Fixes dropped as outliers when the chain through them costs more than a chain leaving them out
 /// (`MatchParameters.outlierPenalty`, `rsc_skip` in `CShims/match.c`), on real Kubicka tracks.
 @Suite struct MatchingOutlierTests {
-    static func match(_ directory: String, every interval: Double = 0,
-                      _ configure: (inout MatchParameters) -> Void = { _ in }) throws -> (MatchResult, RouteMismatch)
-    {
-        let k = try KubickaTrack.load(directory: TestData.fixture(directory))
-        var p = MatchParameters()
-        configure(&p)
-        let track = interval > 0 ? k.track.subsampled(every: interval) : k.track
-        let result = try MapMatcher(network: k.network, parameters: p).match(track)
-        let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
-        let lengths = k.network.lengthsBySourceID()
-        return (result, RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 })
-    }
-
     /// Track 85 (the fixture, 1 s, recorded): its second fix (fix 1) lies by a side road. Kept, the match starts with
     /// a 98 m detour through three arcs the truth does not drive (344 m wrong by edges); dropped as an outlier, the
     /// chain goes from fix 0 to the next scored fix directly (226 m wrong: what is left is the track's ends).
     @Test func aFixPullingTheChainOntoAnotherRoadIsDropped() throws {
-        let (kept, keptScore) = try Self.match("kubicka/00000085") { $0.outlierPenalty = 0 }
-        let (dropped, score) = try Self.match("kubicka/00000085")
+        let (kept, keptScore) = try TestData.matchKubicka("kubicka/00000085") { $0.outlierPenalty = 0 }
+        let (dropped, score) = try TestData.matchKubicka("kubicka/00000085")
         let keptWrong = keptScore.missingLength + keptScore.extraLength
         let wrong = score.missingLength + score.extraLength
         #expect(keptWrong > 300, "metres wrong without the outlier test \(keptWrong)")
@@ -37,8 +24,8 @@ import RoadSnapFormats
     /// A clean track is left alone: no fix of the fixture's track 5 is dropped at 1 or 10 s.
     @Test func aCleanTrackKeepsEveryFix() throws {
         for interval in [0.0, 10] {
-            let (kept, _) = try Self.match("kubicka/00000005", every: interval) { $0.outlierPenalty = 0 }
-            let (now, _) = try Self.match("kubicka/00000005", every: interval)
+            let (kept, _) = try TestData.matchKubicka("kubicka/00000005", every: interval) { $0.outlierPenalty = 0 }
+            let (now, _) = try TestData.matchKubicka("kubicka/00000005", every: interval)
             #expect(kept.fixes.map { $0 == nil } == now.fixes.map { $0 == nil })
         }
     }

@@ -8,27 +8,15 @@ import RoadSnapFormats
 /// fixes on a road of their own or a resume by a detour still split. On pieces of real Kubicka tracks and on
 /// hand-drawn networks.
 @Suite struct MatchingOutlierWindowTests {
-    static func match(_ name: String, _ configure: (inout MatchParameters) -> Void = { _ in }) throws
-        -> (MatchResult, RouteMismatch)
-    {
-        let k = try KubickaTrack.load(directory: TestData.fixture("kubicka-cuts/\(name)"))
-        var p = MatchParameters()
-        configure(&p)
-        let result = try MapMatcher(network: k.network, parameters: p).match(k.track)
-        let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
-        let lengths = k.network.lengthsBySourceID()
-        return (result, RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 })
-    }
-
     /// Track 43, fixes 820...1040 (1 s): for about two minutes the fixes drift up to 190 m east of the motorway
     /// driven, across fields and by minor roads the motorway does not connect to. With `maxOutliers` alone the track
     /// splits five times onto those roads; with the window it stays on the motorway, the drifting fixes unmatched.
     @Test func aDriftOffTheMotorwayIsBridged() throws {
-        let (split, splitScore) = try Self.match("k043-drift") { $0.outlierWindow = 0 }
+        let (split, splitScore) = try TestData.matchKubicka("kubicka-cuts/k043-drift") { $0.outlierWindow = 0 }
         #expect(split.subMatches.count >= 4)  // the failure the fixture shows
         #expect(splitScore.fraction > 0.5, "mismatch without the window \(splitScore.fraction)")
 
-        let (bridged, score) = try Self.match("k043-drift")
+        let (bridged, score) = try TestData.matchKubicka("kubicka-cuts/k043-drift")
         #expect(bridged.subMatches.count == 1)
         #expect(score.truthLength > 4_000)
         #expect(score.fraction < 0.05, "route mismatch \(score.fraction)")
@@ -40,11 +28,11 @@ import RoadSnapFormats
     /// Track 28, fixes 1260...1360 (1 s): the fixes cut straight across a hairpin the road makes (about 300 m of
     /// road that the fixes short-cut by 70 m): the road around the bend is the route, not a split.
     @Test func fixesCuttingACornerAreBridgedAroundIt() throws {
-        let (split, splitScore) = try Self.match("k028-corner-cut") { $0.outlierWindow = 0 }
+        let (split, splitScore) = try TestData.matchKubicka("kubicka-cuts/k028-corner-cut") { $0.outlierWindow = 0 }
         #expect(split.subMatches.count >= 2)
         #expect(splitScore.fraction > 0.2, "mismatch without the window \(splitScore.fraction)")
 
-        let (bridged, score) = try Self.match("k028-corner-cut")
+        let (bridged, score) = try TestData.matchKubicka("kubicka-cuts/k028-corner-cut")
         #expect(bridged.subMatches.count == 1)
         #expect(score.fraction < 0.05, "route mismatch \(score.fraction)")
     }

@@ -4,25 +4,13 @@ import RoadSnapFormats
 
 /// Recovery before dropping or splitting (`MatchParameters.recoveryRadius`), on pieces of real Kubicka tracks.
 @Suite struct MatchingRecoveryTests {
-    static func match(_ name: String, _ configure: (inout MatchParameters) -> Void = { _ in }) throws
-        -> (MatchResult, RouteMismatch)
-    {
-        let k = try KubickaTrack.load(directory: TestData.fixture("kubicka-cuts/\(name)"))
-        var p = MatchParameters()
-        configure(&p)
-        let result = try MapMatcher(network: k.network, parameters: p).match(k.track)
-        let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
-        let lengths = k.network.lengthsBySourceID()
-        return (result, RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 })
-    }
-
     /// Track 43, fixes 1085...1180 (1 s): the fixes run 60-100 m off the motorway carriageway driven, beyond the
     /// candidate radius at an interchange crowded with ramps, and nearer the opposite carriageway (one-way arcs the
     /// other way). Without recovery (and without the outlier window, which alone also bridges these fixes:
     /// MatchingOutlierWindowTests) the fixes are "driven" backwards along the opposite carriageway: sub-matches of
     /// 0 m, split wherever that carriageway changes arc. With it, the carriageway driven is found.
     @Test func fixesFarOffTheCarriagewayDrivenKeepToIt() throws {
-        let (off, offScore) = try Self.match("k043-far-carriageway") {
+        let (off, offScore) = try TestData.matchKubicka("kubicka-cuts/k043-far-carriageway") {
             $0.recoveryRadius = 0
             $0.outlierWindow = 0
         }
@@ -31,7 +19,7 @@ import RoadSnapFormats
         // 0.5-0.6 before short edges at a shared node stopped counting as roads (MatchingCandidatesTests); 0.27 since
         #expect(offScore.fraction > 0.2, "mismatch without recovery \(offScore.fraction)")
 
-        let (on, score) = try Self.match("k043-far-carriageway") { $0.outlierWindow = 0 }
+        let (on, score) = try TestData.matchKubicka("kubicka-cuts/k043-far-carriageway") { $0.outlierWindow = 0 }
         #expect(on.subMatches.count == 1)
         #expect(!on.subMatches.contains { $0.matchedFixCount >= 10 && $0.length < 1 })
         #expect(score.truthLength > 2_000)

@@ -19,6 +19,22 @@ enum TestData {
         fixture("osm/issue-70.osm.gz"), bellevueMap,
     ]
 
+    /// A Kubicka fixture folder (`kubicka/…`, `kubicka-cuts/…`) matched with the parameters `configure` sets,
+    /// optionally subsampled (`Track.subsampled(every:)`), and its route mismatch against the folder's truth.
+    static func matchKubicka(_ directory: String, every interval: Double = 0,
+                             _ configure: (inout MatchParameters) -> Void = { _ in }) throws
+        -> (MatchResult, RouteMismatch)
+    {
+        let k = try KubickaTrack.load(directory: fixture(directory))
+        var p = MatchParameters()
+        configure(&p)
+        let track = interval > 0 ? k.track.subsampled(every: interval) : k.track
+        let result = try MapMatcher(network: k.network, parameters: p).match(track)
+        let ids = result.subMatches.flatMap { result.edgeSourceIDs(of: $0, in: k.network) }
+        let lengths = k.network.lengthsBySourceID()
+        return (result, RouteMismatch(truth: k.truth, matched: ids) { lengths[$0] ?? 0 })
+    }
+
     /// A scratch directory removed by the caller.
     static func temporaryDirectory() throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roadsnap-test-\(UUID().uuidString)")
