@@ -133,6 +133,17 @@ struct rsc_matcher {
      * distances; near is the nearest candidate of the layer rsc_step built last. */
     int32_t out_n;
     double out_path, out_x, out_y, out_near, near;
+    /* Of that run: how many were reachable but costly (RSC_STEP_COSTLY); the run as it stood before the first of
+     * them (out_at: its place in the run, -1 when there is none; out_save: out_n, out_path, out_x, out_y, out_near);
+     * and whether the next rsc_step is to commit a costly layer (the run was not bridged: the fix is taken after
+     * all, the run before it kept). */
+    int32_t out_costly, out_at;
+    size_t out_at_fix; /* the first costly fix (batch run: its index) */
+    double out_save[4];
+    int accept_costly;
+    /* the highest fall of a costly fix in the run (out_drop), set from the fall of the fix rsc_step last found costly
+     * (step_drop): no chain through one of them scores above it */
+    double out_drop, step_drop;
     /* Pruning of a batch run's states and route entries (match_prune.c): thresholds (0: the defaults) and how many
      * times it ran in the last run; set through rsc_matcher_set_pruning for tests. */
     size_t prune_min_states, prune_min_entries, prune_count;
@@ -288,17 +299,23 @@ RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_st
 #define RSC_STEP_COMMITTED 1   /* its layer is committed (the first of a new sub-match when there was none) */
 #define RSC_STEP_UNREACHABLE 2 /* no state reachable: an outlier, or the sub-match ends before it */
 #define RSC_STEP_GAP 3         /* a time gap with little progress: the sub-match ends before it */
+#define RSC_STEP_COSTLY 5      /* reachable, but only by a chain falling more than outlier_penalty: held back as an
+                                * outlier while a run of them may be (the chain may resume past it); when it may not,
+                                * the run is rewound to it and it is taken (accept_costly) */
 #define RSC_STEP_SKIPPED 4     /* its layer is committed in place of the previous one, whose fix (and the fixes held
                                 * by it) is dropped as an outlier: the two-step chain through it cost more than
                                 * outlier_penalty over a chain that leaves it out */
 /* or a negative RSC_E* code (RSC_ENOMEM, or RSC_EGEOS when a candidate search failed). */
 RSC_HIDDEN int rsc_step(rsc_matcher *m, size_t f, int32_t recent);
-/* The outlier run both drivers keep (match.c): rsc_outlier_allowed says whether unreachable fix f may be one more
- * outlier (max_outliers, then outlier_window), rsc_outlier_note records it, rsc_outliers_clear ends the run (a layer
- * committed, the chain ended). rsc_step lets the chain resume after more than max_outliers only by a plausible
- * route (rsc_match_params.outlier_window). */
-RSC_HIDDEN int rsc_outlier_allowed(const rsc_matcher *m, size_t f);
-RSC_HIDDEN void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent);
+/* The outlier run both drivers keep (match.c): rsc_outlier_allowed says whether unreachable (or costly) fix f may be
+ * one more outlier (max_outliers, then outlier_window for a run without a costly fix), rsc_outlier_note records it,
+ * rsc_outliers_clear ends the run (a layer committed, the chain ended), rsc_outliers_rewind goes back to the run's
+ * first costly fix when the run may not go on (the drivers score again from it, and rsc_step takes it). rsc_step lets
+ * the chain resume after more than max_outliers, or past a costly fix, only by a plausible route
+ * (rsc_match_params.outlier_window). */
+RSC_HIDDEN int rsc_outlier_allowed(const rsc_matcher *m, size_t f, int costly);
+RSC_HIDDEN void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent, int costly);
 RSC_HIDDEN void rsc_outliers_clear(rsc_matcher *m);
+RSC_HIDDEN int32_t rsc_outliers_rewind(rsc_matcher *m);
 
 #endif

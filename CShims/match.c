@@ -84,7 +84,19 @@ static int rsc_skip(rsc_matcher *m, int count, double through) {
 
 /* Records fix f (just found unreachable by rsc_step) as one more outlier after the latest fix `recent` held or
  * scored in the sub-match. */
-void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent) {
+void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent, int costly) {
+    if (m->out_n == 0) {
+        m->out_costly = 0;
+        m->out_at = -1;
+        m->out_drop = -INFINITY;
+    }
+    if (costly && m->out_at < 0) {
+        m->out_at = m->out_n;
+        m->out_at_fix = f;
+        m->out_save[0] = m->out_path; m->out_save[1] = m->out_x; m->out_save[2] = m->out_y; m->out_save[3] = m->out_near;
+    }
+    m->out_costly += costly;
+    if (costly && m->step_drop > m->out_drop) m->out_drop = m->step_drop;
     if (m->out_n == 0 && recent >= 0) {
         m->out_path = 0;
         m->out_near = 0;
@@ -94,18 +106,36 @@ void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent) {
     m->out_path += hypot(m->x[f] - m->out_x, m->y[f] - m->out_y);
     m->out_x = m->x[f];
     m->out_y = m->y[f];
-    m->out_near += m->near;
+    if (!costly) m->out_near += m->near;
     m->out_n++;
 }
 
-void rsc_outliers_clear(rsc_matcher *m) { m->out_n = 0; }
+void rsc_outliers_clear(rsc_matcher *m) {
+    m->out_n = 0;
+    m->out_costly = 0;
+    m->out_at = -1;
+}
+
+/* Rewinds the run to just before its first costly fix, which the next rsc_step takes (accept_costly). Returns that
+ * fix's place in the run (the drivers replay from it), -1 when the run has no costly fix. */
+int32_t rsc_outliers_rewind(rsc_matcher *m) {
+    int32_t at = m->out_at;
+    if (at < 0) return -1;
+    m->out_n = at;
+    m->out_path = m->out_save[0]; m->out_x = m->out_save[1]; m->out_y = m->out_save[2]; m->out_near = m->out_save[3];
+    m->out_costly = 0;
+    m->out_at = -1;
+    m->accept_costly = 1;
+    return at;
+}
 
 /* Whether unreachable fix f may be dropped as one more outlier instead of splitting the track: within max_outliers,
  * or within outlier_window seconds of the newest layer's fix when the chain has more layers than max_outliers (a
  * chain no longer than a run of outliers is no better evidence of the road driven than they are). */
-int rsc_outlier_allowed(const rsc_matcher *m, size_t f) {
+int rsc_outlier_allowed(const rsc_matcher *m, size_t f, int costly) {
     const rsc_match_params *p = m->p;
     if (m->out_n < p->max_outliers) return 1;
+    if (costly || m->out_costly > 0) return 0;
     if (!(p->outlier_window > 0) || m->layer_n <= (size_t)p->max_outliers || !rsc_known(m, m->t, f)) return 0;
     size_t lf = (size_t)m->layers[m->layer_n - 1].fix;
     return rsc_known(m, m->t, lf) && rsc_col(m, m->t, f) - rsc_col(m, m->t, lf) <= p->outlier_window;
@@ -118,10 +148,15 @@ int rsc_outlier_allowed(const rsc_matcher *m, size_t f) {
  * through them + 4 sigma (GPS drifting off a road keeps pace with it; a detour is an explanation forced on them). */
 static int rsc_resume_plausible(const rsc_matcher *m, size_t f, int count) {
     const rsc_match_params *p = m->p;
-    if (m->out_n <= p->max_outliers) return 1;
-    if (m->out_near < p->sigma * m->out_n) return 0;
+    if (m->out_n <= p->max_outliers && m->out_costly == 0) return 1;
+    int32_t unreachable = m->out_n - m->out_costly;
+    if (unreachable > p->max_outliers && m->out_near < p->sigma * unreachable) return 0;
     int b = rsc_best_state(&m->states[m->state_n], count);
     if (b < 0) return 0;
+    if (m->out_costly > 0 &&
+        !(m->states[m->state_n + (size_t)b].score - rsc_layer_top(m, &m->layers[m->layer_n - 1]) >
+          m->out_drop + p->outlier_penalty))
+        return 0;
     double path = m->out_path + hypot(m->x[f] - m->out_x, m->y[f] - m->out_y);
     return m->states[m->state_n + (size_t)b].route <= 1.25 * path + 4.0 * p->sigma;
 }
@@ -206,6 +241,12 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
             double top = -INFINITY;
             for (int j = 0; j < count; j++) if (cur[j].score > top) top = cur[j].score;
             double drop = top - rsc_layer_top(m, prev);
+            if (p->outlier_window > 0 && p->outlier_penalty > 0 && !m->accept_costly &&
+                drop < -p->outlier_penalty) {
+                m->step_drop = drop;
+                return RSC_STEP_COSTLY;
+            }
+            m->accept_costly = 0;
             int skipped = 0;
             if (p->outlier_penalty > 0 && m->layer_n >= 2 && !m->last_skipped &&
                 m->last_drop + drop < -p->outlier_penalty) {
@@ -263,6 +304,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     size_t pending_first = 0;
     int pending = 0;
     rsc_outliers_clear(m);
+    m->accept_costly = 0;
     size_t f = 0;
     for (;;) {
         if (f >= n) {
@@ -306,11 +348,22 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
             if (!rsc_prune_states(m)) return RSC_ENOMEM;
             continue;
         }
-        if (st == RSC_STEP_UNREACHABLE && rsc_outlier_allowed(m, f)) {
+        if ((st == RSC_STEP_UNREACHABLE || st == RSC_STEP_COSTLY) && rsc_outlier_allowed(m, f, st == RSC_STEP_COSTLY)) {
             if (pending == 0) pending_first = f;
             pending++;
-            rsc_outlier_note(m, f, recent);
+            rsc_outlier_note(m, f, recent, st == RSC_STEP_COSTLY);
             f++;
+            continue;
+        }
+        if (st == RSC_STEP_COSTLY && m->out_at < 0) {
+            m->accept_costly = 1; /* no run it may join with a costly fix in it to rewind to: taken at once */
+            continue;
+        }
+        if (pending > 0 && m->out_at >= 0) {
+            /* The run was not bridged and has a costly fix: that fix is taken after all (the outliers before it stay
+             * outliers), and the fixes after it are scored again. */
+            f = m->out_at_fix;
+            pending = rsc_outliers_rewind(m);
             continue;
         }
         /* Split: end the sub-match here and restart at the first unreachable fix. */

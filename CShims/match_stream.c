@@ -96,6 +96,7 @@ void rsc_stream_reset(rsc_stream *s) {
     s->layer_base = 0;
     s->pending = 0;
     rsc_outliers_clear(s->m);
+    s->m->accept_costly = 0;
     s->pend_n = 0;
     s->replay_n = 0;
     s->pushed = 0;
@@ -179,6 +180,7 @@ static void rsc_stream_end_chain(rsc_stream *s) {
     s->held_pos = -1;
     s->pending = 0;
     rsc_outliers_clear(s->m);
+    s->m->accept_costly = 0;
 }
 
 /* Cuts the chain back to its newest `keep` layers (the fixes and states before them are released; the route searches
@@ -324,14 +326,38 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
             if (m->layer_n >= 2 * window + 16) rsc_stream_compact(s, window);
             return RSC_OK;
         }
-        if (st == RSC_STEP_UNREACHABLE && rsc_outlier_allowed(m, f)) {
-            rsc_outlier_note(m, f, recent);
+        if ((st == RSC_STEP_UNREACHABLE || st == RSC_STEP_COSTLY) && rsc_outlier_allowed(m, f, st == RSC_STEP_COSTLY)) {
+            rsc_outlier_note(m, f, recent, st == RSC_STEP_COSTLY);
             s->pending++;
             s->fix_n--;
             /* kept to be replayed into the next chain should this one end before a fix is scored */
             if (!RSC_GROW(s->pend, s->pend_cap, s->pend_n + 1)) return RSC_ENOMEM;
             s->pend[s->pend_n++] = (rsc_stream_pend){x, y, time, course, speed, accuracy, push};
             return RSC_OK;
+        }
+        if (st == RSC_STEP_COSTLY && m->out_at < 0) {
+            /* no run it may join with a costly fix in it to rewind to: taken at once, as the batch run does */
+            m->accept_costly = 1;
+            continue;
+        }
+        if (s->pend_n > 0 && m->out_at >= 0) {
+            /* the run was not bridged and has a costly fix: it is taken after all (the outliers before it stay
+             * outliers), and the fixes after it and this fix are scored again (as the batch run rewinds) */
+            size_t at = (size_t)rsc_outliers_rewind(m);
+            size_t replay = s->pend_n - at, base = s->replay_n;
+            if (!RSC_GROW(s->replay, s->replay_cap, base + replay)) return RSC_ENOMEM;
+            memcpy(&s->replay[base], &s->pend[at], replay * sizeof *s->replay);
+            s->replay_n = base + replay;
+            s->fix_n--;
+            s->pend_n = at;
+            s->pending = (int)at;
+            for (size_t k = 0; k < replay; k++) {
+                rsc_stream_pend a = s->replay[base + k];
+                int r = rsc_stream_take(s, a.push, a.x, a.y, a.t, a.course, a.speed, a.accuracy);
+                if (r != RSC_OK) return r;
+            }
+            s->replay_n = base;
+            return rsc_stream_take(s, push, x, y, time, course, speed, accuracy);
         }
         /* the chain ends before this fix; the outliers before it (as the batch run does) and then the fix start the
          * next one */

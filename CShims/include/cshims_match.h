@@ -91,7 +91,10 @@ typedef struct rsc_match_params {
                               * driven may lie beyond the nearest roads while a road the other way is near */
     double outlier_penalty;  /* log-probability: a scored fix is dropped as an outlier (its layer replaced by the
                               * next fix's, scored from the layer before it) when the best chain through it is worse
-                              * than the best chain leaving it out by more than this (0: never) */
+                              * than the best chain leaving it out by more than this (0: never); with an outlier
+                              * window, a fix whose best chain falls by more than this is held back as an outlier
+                              * (within max_outliers) and taken only when no later fix resumes the chain past it
+                              * by a chain scoring more than this above its fall */
     double outlier_window;   /* seconds: beyond max_outliers, unreachable fixes stay outliers (the track does not
                               * split) while they lie within this of the last scored fix (once the chain has more
                               * layers than max_outliers); the chain resumes at a later fix only by a route no longer

@@ -25,6 +25,28 @@ import RoadSnapFormats
         #expect(unmatched >= 20 && unmatched < bridged.fixes.count / 2, "\(unmatched) unmatched")
     }
 
+    /// Track 43, fixes 720...1110, every 30 s: three drifting fixes lie by minor roads the motorway reaches only by
+    /// detours of 500-700 m. Taken, they pull the chain onto a parallel road for 5 km before and after; held back as
+    /// outliers (a chain falling by more than `outlierPenalty`), the motorway route resumes past them.
+    /// Sigma is given as 8 m: on the cut's 14 fixes the drifting ones dominate the track's own estimate (at 10 m and
+    /// more neither run follows the motorway, at 6 m and less both do; on the whole track the rule is what matters).
+    @Test func sparseFixesReachableOnlyByDetoursAreHeldBack() throws {
+        let (_, takenScore) = try TestData.matchKubicka("kubicka-cuts/k043-drift-30s", every: 30) {
+            $0.chooseSigma(given: 8, fromTrack: false)
+            $0.outlierWindow = 0
+        }
+        #expect(takenScore.fraction > 0.3, "mismatch without the window \(takenScore.fraction)")
+
+        let (held, score) = try TestData.matchKubicka("kubicka-cuts/k043-drift-30s", every: 30) {
+            $0.chooseSigma(given: 8, fromTrack: false)
+        }
+        #expect(held.subMatches.count == 1)
+        #expect(score.truthLength > 8_000)
+        #expect(score.fraction < 0.05, "route mismatch \(score.fraction)")
+        let unmatched = held.fixes.filter { $0 == nil }.count
+        #expect(unmatched >= 2 && unmatched <= 4, "\(unmatched) unmatched of \(held.fixes.count)")
+    }
+
     /// Track 28, fixes 1260...1360 (1 s): the fixes cut straight across a hairpin the road makes (about 300 m of
     /// road that the fixes short-cut by 70 m): the road around the bend is the route, not a split.
     @Test func fixesCuttingACornerAreBridgedAroundIt() throws {
@@ -91,7 +113,8 @@ import RoadSnapFormats
     }
 
     /// The drift as above, but the road driven has no straight way past it: between x = 900 and 1700 it only goes
-    /// by a loop 500 m north and back (the resume would need a route of 1,800 m for 800 m of fixes). Not bridged.
+    /// by a loop 500 m north and back (the resume would need a route of 1,800 m for 800 m of fixes). Not bridged:
+    /// the track splits and the loop is not taken.
     @Test func aResumeOnlyByADetourStillSplits() throws {
         let ways = [Self.way("west", [(-100, 0), (900, 0)]), Self.way("loop", [(900, 0), (900, -500), (1700, -500), (1700, 0)]),
                     Self.way("east", [(1700, 0), (3100, 0)]), Self.way("beside", [(950, 60), (1650, 60)])]
@@ -100,7 +123,9 @@ import RoadSnapFormats
         let windowed = try Self.run(ways, track, window: 120)
         #expect(split.subMatches.count >= 2)
         #expect(windowed.subMatches.count >= 2)
-        #expect(windowed.subMatches.map { [$0.firstFix, $0.lastFix] } == split.subMatches.map { [$0.firstFix, $0.lastFix] })
+        // no sub-match joins the road before the drift to the road after it (the loop is not taken)
+        #expect(!windowed.subMatches.contains { $0.firstFix < 48 && $0.lastFix > 84 })
+        #expect(!wayIDs(windowed, try RoadNetwork(ways: ways, sourceName: "hand-drawn")).contains("loop"))
     }
 
     @Test func theWindowIsValidated() throws {

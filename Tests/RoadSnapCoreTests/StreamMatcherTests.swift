@@ -136,26 +136,88 @@ import RoadSnapFormats
     /// one chain, online at lags 2, 5 and 10 equals the batch run over the same window.
     @Test func outlierWindowRunsAsTheBatchDoes() throws {
         let k = try KubickaTrack.load(directory: TestData.fixture("kubicka-cuts/k043-drift"))
-        let network = k.network
+        let (engine, compared, differing) = try Self.onlineAgainstBatch(k.network, k.track, Self.parameters, lags: [2, 5, 10])
+        // the window was used: the whole cut is one sub-match with a run of unmatched fixes inside it
+        #expect(engine.subMatches.count == 1)
+        #expect(engine.fixes.filter { $0.arc < 0 }.count >= 20)
+        #expect(compared > 300)
+        #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+    }
+
+    /// Fixes reachable only by a chain falling more than `outlierPenalty` (`RSC_STEP_COSTLY`) online: track 43's drift
+    /// every 30 s (`kubicka-cuts/k043-drift-30s`, sigma 8 m as in `MatchingOutlierWindowTests`), held back and then
+    /// passed by the motorway route; online at lags 1, 2 and 3 equals the batch run over the same window.
+    @Test func costlyFixesHeldBackRunAsTheBatchDoes() throws {
+        let k = try KubickaTrack.load(directory: TestData.fixture("kubicka-cuts/k043-drift-30s"))
+        var p = Self.parameters
+        p.chooseSigma(given: 8, fromTrack: false)
+        p.minFixDistance = nil
+        let (engine, compared, differing) = try Self.onlineAgainstBatch(k.network, k.track.subsampled(every: 30), p,
+                                                                       lags: [1, 2, 3])
+        #expect(engine.subMatches.count == 1)
+        #expect(engine.fixes.filter { $0.arc < 0 }.count >= 2)
+        #expect(compared >= 15)
+        #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+    }
+
+    /// A detour really driven, every 30 s at 40 m/s: the car leaves a road at a junction, drives 600 m north and
+    /// on west along another road, so its first fix there (300 m from the junction, 600 m from the fix before) is
+    /// reachable only by a chain falling more than `outlierPenalty`. It is held back, no later fix resumes the old
+    /// road within the window, and the run is rewound to it and it is taken: every fix matched, as with the window
+    /// off, and online (lags 1-3) as in the batch run.
+    @Test func aDetourReallyDrivenIsTakenAfterTheWindow() throws {
+        let ways = [MatchingOutlierWindowTests.way("main", [(-100, 0), (1000, 0), (3100, 0)]),
+                    MatchingOutlierWindowTests.way("north", [(1000, 0), (1000, 600), (-8000, 600)])]
+        let network = try RoadNetwork(ways: ways, sourceName: "hand-drawn")
+        func position(_ d: Double) -> (Double, Double) {
+            if d <= 1100 { return (-100 + d, 0) }
+            if d <= 1700 { return (1000, d - 1100) }
+            return (1000 - (d - 1700), 600)
+        }
+        let fixes = (0..<8).map { i -> Fix in
+            let (px, py) = position(Double(i) * 1200 + 800)
+            return Fix(coordinate: MatchingOutlierWindowTests.at(px, py + (i % 2 == 0 ? 1 : -1)), time: Double(i) * 30)
+        }
+        let track = Track(name: "detour", fixes: fixes)
+        var p = Self.parameters
+        p.minFixDistance = nil
+        let (engine, compared, differing) = try Self.onlineAgainstBatch(network, track, p, lags: [1, 2, 3])
+        #expect(engine.subMatches.count == 1)
+        #expect(engine.fixes.allSatisfy { $0.arc >= 0 }, "\(engine.fixes.map(\.arc))")
+        var off = p
+        off.outlierWindow = 0
+        let plain = try MapMatcher(network: network, parameters: off).match(track)
+        let windowed = try MapMatcher(network: network, parameters: p).match(track)
+        #expect(windowed.fixes.map { $0?.edge } == plain.fixes.map { $0?.edge })
+        #expect(compared >= 10)
+        #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+    }
+
+    /// Pushes `track` into a stream and, after each push, runs the batch engine over the fixes so far; where the
+    /// batch run is one sub-match whose newest fix is scored, compares online at each lag with the batch answer.
+    static func onlineAgainstBatch(_ network: RoadNetwork, _ track: Track, _ parameters: MatchParameters, lags: [Int])
+        throws -> (engine: MatchEngine, compared: Int, differing: [String])
+    {
         let graph = try MatchGraph(network: network)
         let query = try SegmentQuery(index: network.index, capacity: 256)
         let engine = try MatchEngine(graph: graph, query: query)
         let frame = try network.makeFrame()
         var x: [Double] = [], y: [Double] = []
-        try frame.forward(latitudes: k.track.fixes.map(\.coordinate.latitude),
-                          longitudes: k.track.fixes.map(\.coordinate.longitude), x: &x, y: &y)
-        let t = k.track.fixes.map { $0.time ?? .nan }
-        let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters.engine, maxLag: 10, routeBonus: 0)
+        try frame.forward(latitudes: track.fixes.map(\.coordinate.latitude),
+                          longitudes: track.fixes.map(\.coordinate.longitude), x: &x, y: &y)
+        let t = track.fixes.map { $0.time ?? .nan }
+        let maxLag = lags.max() ?? 0
+        let stream = try MatchStream(graph: graph, query: query, parameters: parameters.engine, maxLag: maxLag, routeBonus: 0)
         var compared = 0, differing: [String] = []
         for i in x.indices {
             try stream.push(x: x[i], y: y[i], time: t[i])
-            guard i >= 10 else { continue }
-            _ = try engine.run(parameters: Self.parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
+            guard i >= maxLag else { continue }
+            _ = try engine.run(parameters: parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
                                time: Array(t[...i]), course: nil, speed: nil)
             let batch = engine.fixes
             // no run of outliers open at the window's end: the newest fix scored on the one chain
             guard engine.subMatches.count == 1, batch[i].arc >= 0, !batch[i].held else { continue }
-            for lag in [2, 5, 10] {
+            for lag in lags {
                 let online = try #require(stream.result(lag: lag)).fix
                 let f = batch[i - lag]
                 compared += 1
@@ -164,11 +226,8 @@ import RoadSnapFormats
                 }
             }
         }
-        // the window was used: the whole cut is one sub-match with a run of unmatched fixes inside it
-        #expect(engine.subMatches.count == 1)
-        #expect(engine.fixes.filter { $0.arc < 0 }.count >= 20)
-        #expect(compared > 300)
-        #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+        _ = try engine.run(parameters: parameters.engine, x: x, y: y, time: t, course: nil, speed: nil)
+        return (engine, compared, differing)
     }
 
     static func head(_ arc: Int, _ network: RoadNetwork) -> Int {

@@ -71,7 +71,9 @@ public struct MatchParameters: Hashable, Sendable {
     public var recoveryRadius: Double = 100
     /// A scored fix is dropped as an outlier when the best chain through it is worse than the best chain leaving it
     /// out (the next fix scored from the one before) by more than this (log-probability): one or two fixes that lie
-    /// on another road must not pull the chain onto it. 0: never.
+    /// on another road must not pull the chain onto it. With `outlierWindow` on, a fix whose best chain falls by more
+    /// than this (reachable only by a detour) is held back as an outlier within `maxOutliers`, and taken after all
+    /// when no later fix resumes the chain past it by a chain scoring more than this above its fall. 0: never.
     public var outlierPenalty: Double = 30
     /// Seconds after the last scored fix during which unreachable fixes beyond `maxOutliers` stay outliers instead of
     /// splitting the track (GPS drifting 100 m and more off a motorway for a minute, onto minor roads the chain
