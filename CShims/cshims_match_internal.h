@@ -130,7 +130,7 @@ struct rsc_matcher {
     int last_skipped;
     /* The run of unreachable fixes since the newest layer (rsc_outlier_note): how many, the path from the latest fix
      * held or scored through them (to out_x, out_y, the newest of them) and the sum of their nearest roads'
-     * distances; near is the nearest candidate of the layer rsc_step built last. */
+     * distances; near is the nearest candidate of the layer rsc_step last found unreachable. */
     int32_t out_n;
     double out_path, out_x, out_y, out_near, near;
     /* Of that run: how many were reachable but costly (RSC_STEP_COSTLY); the run as it stood before the first of

@@ -171,9 +171,6 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
     int count = rsc_build_layer(m, f, p->radius, p->max_candidates);
     if (count < 0) return count;
     if (count == 0) return RSC_STEP_NONE;
-    m->near = INFINITY;
-    for (int j = 0; j < count; j++)
-        if (m->states[m->state_n + (size_t)j].distance < m->near) m->near = m->states[m->state_n + (size_t)j].distance;
     if (m->layer_n == 0) {
         rsc_state *cur = &m->states[m->state_n];
         for (int j = 0; j < count; j++) cur[j].score = cur[j].emission;
@@ -268,6 +265,10 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
             m->last_drop = drop;
             return skipped ? RSC_STEP_SKIPPED : RSC_STEP_COMMITTED;
         }
+        /* the layer's nearest road, for the outlier run (rsc_outlier_note); a recovery layer taken has it too */
+        m->near = INFINITY;
+        for (int j = 0; j < count; j++)
+            if (m->states[m->state_n + (size_t)j].distance < m->near) m->near = m->states[m->state_n + (size_t)j].distance;
         return RSC_STEP_UNREACHABLE;
     }
     return RSC_STEP_GAP;
@@ -301,24 +302,28 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         memset(m->c_stamp, 0, m->g->arc_count * sizeof(uint32_t));
         m->run_stamp = 1;
     }
-    size_t pending_first = 0;
-    int pending = 0;
+    size_t pending_first = 0; /* the first fix of the run of outliers (m->out_n of them) */
     rsc_outliers_clear(m);
     m->accept_costly = 0;
     size_t f = 0;
     for (;;) {
         if (f >= n) {
-            if (pending > 0) {
+            if (m->out_n > 0 && m->out_at >= 0) {
+                /* the track ends in a run with a costly fix: no fix resumed the chain past it, so it is taken */
+                f = m->out_at_fix;
+                rsc_outliers_rewind(m);
+                continue;
+            }
+            if (m->out_n > 0) {
                 if (!rsc_finalize(m, (int32_t)m->sub_n)) return RSC_ENOMEM;
                 f = pending_first;
-                pending = 0;
                 rsc_outliers_clear(m);
                 continue;
             }
             break;
         }
         if (!isfinite(x[f]) || !isfinite(y[f])) { f++; continue; }
-        if (m->layer_n > 0 && pending == 0 && p->min_fix_distance > 0) {
+        if (m->layer_n > 0 && m->out_n == 0 && p->min_fix_distance > 0) {
             int32_t lf = m->layers[m->layer_n - 1].fix;
             double hx = x[f] - x[lf], hy = y[f] - y[lf];
             if (hx * hx + hy * hy < p->min_fix_distance * p->min_fix_distance) {
@@ -342,15 +347,13 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         if (st < 0) return st;
         if (st == RSC_STEP_NONE) { f++; continue; }
         if (st == RSC_STEP_COMMITTED || st == RSC_STEP_SKIPPED) {
-            pending = 0;
             rsc_outliers_clear(m);
             f++;
             if (!rsc_prune_states(m)) return RSC_ENOMEM;
             continue;
         }
         if ((st == RSC_STEP_UNREACHABLE || st == RSC_STEP_COSTLY) && rsc_outlier_allowed(m, f, st == RSC_STEP_COSTLY)) {
-            if (pending == 0) pending_first = f;
-            pending++;
+            if (m->out_n == 0) pending_first = f;
             rsc_outlier_note(m, f, recent, st == RSC_STEP_COSTLY);
             f++;
             continue;
@@ -359,17 +362,16 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
             m->accept_costly = 1; /* no run it may join with a costly fix in it to rewind to: taken at once */
             continue;
         }
-        if (pending > 0 && m->out_at >= 0) {
+        if (m->out_n > 0 && m->out_at >= 0) {
             /* The run was not bridged and has a costly fix: that fix is taken after all (the outliers before it stay
              * outliers), and the fixes after it are scored again. */
             f = m->out_at_fix;
-            pending = rsc_outliers_rewind(m);
+            rsc_outliers_rewind(m);
             continue;
         }
         /* Split: end the sub-match here and restart at the first unreachable fix. */
         if (!rsc_finalize(m, (int32_t)m->sub_n)) return RSC_ENOMEM;
-        if (pending > 0) f = pending_first;
-        pending = 0;
+        if (m->out_n > 0) f = pending_first;
         rsc_outliers_clear(m);
     }
     if (!rsc_finalize(m, (int32_t)m->sub_n)) return RSC_ENOMEM;

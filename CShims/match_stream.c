@@ -24,8 +24,8 @@ struct rsc_stream {
     size_t fix_n, fix_cap;
     int32_t held_pos;   /* index of a held fix after the last layer, -1 when none */
     int64_t layer_base; /* global id of m->layers[0] */
-    int pending;        /* consecutive unreachable fixes (outliers) */
-    struct rsc_stream_pend *pend; /* those fixes, to be replayed should the chain end before a fix is scored */
+    struct rsc_stream_pend *pend; /* the run of outliers (m->out_n fixes), to be replayed should the chain end before
+                                   * a fix is scored, or from its first costly fix should that be taken */
     size_t pend_n, pend_cap;
     struct rsc_stream_pend *replay; /* the fixes being replayed (a stack: a replay can end a chain and replay) */
     size_t replay_n, replay_cap;
@@ -94,7 +94,6 @@ void rsc_stream_reset(rsc_stream *s) {
     s->fix_n = 0;
     s->held_pos = -1;
     s->layer_base = 0;
-    s->pending = 0;
     rsc_outliers_clear(s->m);
     s->m->accept_costly = 0;
     s->pend_n = 0;
@@ -178,7 +177,6 @@ static void rsc_stream_end_chain(rsc_stream *s) {
     s->m->layer_n = 0;
     rsc_stream_forget_searches(s->m);
     s->held_pos = -1;
-    s->pending = 0;
     rsc_outliers_clear(s->m);
     s->m->accept_costly = 0;
 }
@@ -253,7 +251,7 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
     rsc_matcher *m = s->m;
     rsc_stream_slot *slot = rsc_stream_slot_of(s, push);
     if (!isfinite(x) || !isfinite(y)) return RSC_OK;
-    if (m->layer_n > 0 && s->pending == 0 && s->p.min_fix_distance > 0) {
+    if (m->layer_n > 0 && m->out_n == 0 && s->p.min_fix_distance > 0) {
         int32_t lf = m->layers[m->layer_n - 1].fix;
         double hx = x - s->x[lf], hy = y - s->y[lf];
         if (hx * hx + hy * hy < s->p.min_fix_distance * s->p.min_fix_distance) {
@@ -304,8 +302,7 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
             st = RSC_STEP_COMMITTED;
         }
         if (st == RSC_STEP_COMMITTED) {
-            s->pending = 0;
-            rsc_outliers_clear(m);
+                    rsc_outliers_clear(m);
             s->pend_n = 0;
             if (s->held_pos >= 0) {
                 /* the held fix before it is no longer the latest: the layer's fix takes its place */
@@ -328,7 +325,6 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
         }
         if ((st == RSC_STEP_UNREACHABLE || st == RSC_STEP_COSTLY) && rsc_outlier_allowed(m, f, st == RSC_STEP_COSTLY)) {
             rsc_outlier_note(m, f, recent, st == RSC_STEP_COSTLY);
-            s->pending++;
             s->fix_n--;
             /* kept to be replayed into the next chain should this one end before a fix is scored */
             if (!RSC_GROW(s->pend, s->pend_cap, s->pend_n + 1)) return RSC_ENOMEM;
@@ -350,7 +346,6 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
             s->replay_n = base + replay;
             s->fix_n--;
             s->pend_n = at;
-            s->pending = (int)at;
             for (size_t k = 0; k < replay; k++) {
                 rsc_stream_pend a = s->replay[base + k];
                 int r = rsc_stream_take(s, a.push, a.x, a.y, a.t, a.course, a.speed, a.accuracy);

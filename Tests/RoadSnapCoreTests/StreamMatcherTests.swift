@@ -166,19 +166,7 @@ import RoadSnapFormats
     /// road within the window, and the run is rewound to it and it is taken: every fix matched, as with the window
     /// off, and online (lags 1-3) as in the batch run.
     @Test func aDetourReallyDrivenIsTakenAfterTheWindow() throws {
-        let ways = [MatchingOutlierWindowTests.way("main", [(-100, 0), (1000, 0), (3100, 0)]),
-                    MatchingOutlierWindowTests.way("north", [(1000, 0), (1000, 600), (-8000, 600)])]
-        let network = try RoadNetwork(ways: ways, sourceName: "hand-drawn")
-        func position(_ d: Double) -> (Double, Double) {
-            if d <= 1100 { return (-100 + d, 0) }
-            if d <= 1700 { return (1000, d - 1100) }
-            return (1000 - (d - 1700), 600)
-        }
-        let fixes = (0..<8).map { i -> Fix in
-            let (px, py) = position(Double(i) * 1200 + 800)
-            return Fix(coordinate: MatchingOutlierWindowTests.at(px, py + (i % 2 == 0 ? 1 : -1)), time: Double(i) * 30)
-        }
-        let track = Track(name: "detour", fixes: fixes)
+        let (network, track) = try Self.detourDrive(fixes: 8)
         var p = Self.parameters
         p.minFixDistance = nil
         let (engine, compared, differing) = try Self.onlineAgainstBatch(network, track, p, lags: [1, 2, 3])
@@ -191,6 +179,32 @@ import RoadSnapFormats
         #expect(windowed.fixes.map { $0?.edge } == plain.fixes.map { $0?.edge })
         #expect(compared >= 10)
         #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
+    }
+
+    /// The track ends two fixes after its first fix on the detour, with no fix resuming the road before it: the run
+    /// is resolved by taking the detour, not by splitting the track before it (which lost the route to it).
+    @Test func aDetourAtTheTracksEndIsTaken() throws {
+        let (network, track) = try Self.detourDrive(fixes: 3)
+        let result = try MapMatcher(network: network, parameters: Self.parameters).match(track)
+        #expect(result.subMatches.count == 1)
+        #expect(result.fixes.allSatisfy { $0 != nil })
+    }
+
+    /// The network and drive of `aDetourReallyDrivenIsTakenAfterTheWindow`, its first `fixes` fixes.
+    static func detourDrive(fixes count: Int) throws -> (RoadNetwork, Track) {
+        let ways = [MatchingOutlierWindowTests.way("main", [(-100, 0), (1000, 0), (3100, 0)]),
+                    MatchingOutlierWindowTests.way("north", [(1000, 0), (1000, 600), (-8000, 600)])]
+        let network = try RoadNetwork(ways: ways, sourceName: "hand-drawn")
+        func position(_ d: Double) -> (Double, Double) {
+            if d <= 1100 { return (-100 + d, 0) }
+            if d <= 1700 { return (1000, d - 1100) }
+            return (1000 - (d - 1700), 600)
+        }
+        let fixes = (0..<count).map { i -> Fix in
+            let (px, py) = position(Double(i) * 1200 + 800)
+            return Fix(coordinate: MatchingOutlierWindowTests.at(px, py + (i % 2 == 0 ? 1 : -1)), time: Double(i) * 30)
+        }
+        return (network, Track(name: "detour", fixes: fixes))
     }
 
     /// Pushes `track` into a stream and, after each push, runs the batch engine over the fixes so far; where the
@@ -215,8 +229,10 @@ import RoadSnapFormats
             _ = try engine.run(parameters: parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
                                time: Array(t[...i]), course: nil, speed: nil)
             let batch = engine.fixes
-            // no run of outliers open at the window's end: the newest fix scored on the one chain
-            guard engine.subMatches.count == 1, batch[i].arc >= 0, !batch[i].held else { continue }
+            // no run of outliers open at the window's end: the newest fix scored on the one chain, online too (at the
+            // end of a track the batch run resolves an open run, which the stream cannot know is the end)
+            guard engine.subMatches.count == 1, batch[i].arc >= 0, !batch[i].held,
+                  try #require(stream.result(lag: 0)).fix.arc >= 0 else { continue }
             for lag in lags {
                 let online = try #require(stream.result(lag: lag)).fix
                 let f = batch[i - lag]
