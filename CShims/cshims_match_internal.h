@@ -309,10 +309,10 @@ RSC_HIDDEN int rsc_place_held(rsc_matcher *m, double hx, double hy, const rsc_st
 RSC_HIDDEN int rsc_step(rsc_matcher *m, size_t f, int32_t recent);
 /* The outlier run both drivers keep (match.c): rsc_outlier_allowed says whether unreachable (or costly) fix f may be
  * one more outlier (max_outliers, then outlier_window for a run without a costly fix), rsc_outlier_note records it,
- * rsc_outliers_clear ends the run (a layer committed, the chain ended), rsc_outliers_rewind goes back to the run's
- * first costly fix when the run may not go on (the drivers score again from it, and rsc_step takes it). rsc_step lets
- * the chain resume after more than max_outliers, or past a costly fix, only by a plausible route
- * (rsc_match_params.outlier_window). */
+ * rsc_outliers_clear ends the run (a layer committed, the chain ended; no costly fix is to be taken),
+ * rsc_outliers_rewind goes back to the run's first costly fix when the run may not go on (the drivers score again
+ * from it, and rsc_step takes it). rsc_step lets the chain resume after more than max_outliers, or past a costly
+ * fix, only by a plausible route (rsc_match_params.outlier_window). */
 RSC_HIDDEN int rsc_outlier_allowed(const rsc_matcher *m, size_t f, int costly);
 RSC_HIDDEN void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent, int costly);
 RSC_HIDDEN void rsc_outliers_clear(rsc_matcher *m);

@@ -85,11 +85,6 @@ static int rsc_skip(rsc_matcher *m, int count, double through) {
 /* Records fix f (just found unreachable by rsc_step) as one more outlier after the latest fix `recent` held or
  * scored in the sub-match. */
 void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent, int costly) {
-    if (m->out_n == 0) {
-        m->out_costly = 0;
-        m->out_at = -1;
-        m->out_drop = -INFINITY;
-    }
     if (costly && m->out_at < 0) {
         m->out_at = m->out_n;
         m->out_at_fix = f;
@@ -114,6 +109,8 @@ void rsc_outliers_clear(rsc_matcher *m) {
     m->out_n = 0;
     m->out_costly = 0;
     m->out_at = -1;
+    m->out_drop = -INFINITY;
+    m->accept_costly = 0;
 }
 
 /* Rewinds the run to just before its first costly fix, which the next rsc_step takes (accept_costly). Returns that
@@ -125,6 +122,7 @@ int32_t rsc_outliers_rewind(rsc_matcher *m) {
     m->out_path = m->out_save[0]; m->out_x = m->out_save[1]; m->out_y = m->out_save[2]; m->out_near = m->out_save[3];
     m->out_costly = 0;
     m->out_at = -1;
+    m->out_drop = -INFINITY;
     m->accept_costly = 1;
     return at;
 }
@@ -304,7 +302,6 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     }
     size_t pending_first = 0; /* the first fix of the run of outliers (m->out_n of them) */
     rsc_outliers_clear(m);
-    m->accept_costly = 0;
     size_t f = 0;
     for (;;) {
         if (f >= n) {

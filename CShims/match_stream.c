@@ -95,7 +95,6 @@ void rsc_stream_reset(rsc_stream *s) {
     s->held_pos = -1;
     s->layer_base = 0;
     rsc_outliers_clear(s->m);
-    s->m->accept_costly = 0;
     s->pend_n = 0;
     s->replay_n = 0;
     s->pushed = 0;
@@ -178,7 +177,6 @@ static void rsc_stream_end_chain(rsc_stream *s) {
     rsc_stream_forget_searches(s->m);
     s->held_pos = -1;
     rsc_outliers_clear(s->m);
-    s->m->accept_costly = 0;
 }
 
 /* Cuts the chain back to its newest `keep` layers (the fixes and states before them are released; the route searches
@@ -245,6 +243,34 @@ static rsc_stream_slot *rsc_stream_slot_of(rsc_stream *s, uint64_t push) {
     return &s->ring[push % ((uint64_t)s->max_lag + 1)];
 }
 
+static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, double time, double course,
+                           double speed, double accuracy);
+
+/* Moves the run's fixes from place `from` on off the run and onto the replay stack (a stack: replaying them may end
+ * a chain and replay again); *base is where they start on it. 0 on out of memory. */
+static int rsc_stream_unpend(rsc_stream *s, size_t from, size_t *base) {
+    size_t count = s->pend_n - from;
+    *base = s->replay_n;
+    if (count > 0) {
+        if (!RSC_GROW(s->replay, s->replay_cap, *base + count)) return 0;
+        memcpy(&s->replay[*base], &s->pend[from], count * sizeof *s->replay);
+        s->replay_n = *base + count;
+    }
+    s->pend_n = from;
+    return 1;
+}
+
+/* Takes the fixes on the replay stack from `base` on again, in order, then pops them. */
+static int rsc_stream_replay(rsc_stream *s, size_t base) {
+    for (size_t k = base; k < s->replay_n; k++) {
+        rsc_stream_pend a = s->replay[k];
+        int r = rsc_stream_take(s, a.push, a.x, a.y, a.t, a.course, a.speed, a.accuracy);
+        if (r != RSC_OK) return r;
+    }
+    s->replay_n = base;
+    return RSC_OK;
+}
+
 /* Scores or holds one fix (push number `push`, its slot already marked unmatched) on the current chain. */
 static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, double time, double course,
                            double speed, double accuracy) {
@@ -302,7 +328,7 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
             st = RSC_STEP_COMMITTED;
         }
         if (st == RSC_STEP_COMMITTED) {
-                    rsc_outliers_clear(m);
+            rsc_outliers_clear(m);
             s->pend_n = 0;
             if (s->held_pos >= 0) {
                 /* the held fix before it is no longer the latest: the layer's fix takes its place */
@@ -339,39 +365,21 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
         if (s->pend_n > 0 && m->out_at >= 0) {
             /* the run was not bridged and has a costly fix: it is taken after all (the outliers before it stay
              * outliers), and the fixes after it and this fix are scored again (as the batch run rewinds) */
-            size_t at = (size_t)rsc_outliers_rewind(m);
-            size_t replay = s->pend_n - at, base = s->replay_n;
-            if (!RSC_GROW(s->replay, s->replay_cap, base + replay)) return RSC_ENOMEM;
-            memcpy(&s->replay[base], &s->pend[at], replay * sizeof *s->replay);
-            s->replay_n = base + replay;
+            size_t base;
+            if (!rsc_stream_unpend(s, (size_t)rsc_outliers_rewind(m), &base)) return RSC_ENOMEM;
             s->fix_n--;
-            s->pend_n = at;
-            for (size_t k = 0; k < replay; k++) {
-                rsc_stream_pend a = s->replay[base + k];
-                int r = rsc_stream_take(s, a.push, a.x, a.y, a.t, a.course, a.speed, a.accuracy);
-                if (r != RSC_OK) return r;
-            }
-            s->replay_n = base;
+            int r = rsc_stream_replay(s, base);
+            if (r != RSC_OK) return r;
             return rsc_stream_take(s, push, x, y, time, course, speed, accuracy);
         }
         /* the chain ends before this fix; the outliers before it (as the batch run does) and then the fix start the
          * next one */
-        size_t replay = s->pend_n, base = s->replay_n;
-        if (replay > 0) {
-            /* copied onto the replay stack: replaying them may end the next chain too, and replay again */
-            if (!RSC_GROW(s->replay, s->replay_cap, base + replay)) return RSC_ENOMEM;
-            memcpy(&s->replay[base], s->pend, replay * sizeof *s->replay);
-            s->replay_n = base + replay;
-        }
+        size_t replay = s->pend_n, base;
+        if (!rsc_stream_unpend(s, 0, &base)) return RSC_ENOMEM;
         rsc_stream_end_chain(s);
         s->fix_n = 0;
-        s->pend_n = 0;
-        for (size_t k = 0; k < replay; k++) {
-            rsc_stream_pend a = s->replay[base + k];
-            int r = rsc_stream_take(s, a.push, a.x, a.y, a.t, a.course, a.speed, a.accuracy);
-            if (r != RSC_OK) return r;
-        }
-        s->replay_n = base;
+        int r = rsc_stream_replay(s, base);
+        if (r != RSC_OK) return r;
         if (replay > 0) return rsc_stream_take(s, push, x, y, time, course, speed, accuracy);
         s->x[0] = x; s->y[0] = y; s->t[0] = time;
         s->course[0] = course; s->speed[0] = speed; s->accuracy[0] = accuracy;
