@@ -47,6 +47,28 @@ import Testing
         #expect(shortest.fixes.map { $0?.distance } == result.fixes.map { $0?.distance })
     }
 
+    @Test func theQuickerRoadMayLoopBeyondTheSearchBound() throws {
+        // A 400 m living street (10 km/h, 144 s) and a primary road looping 800 m north around it (2,000 m, 111 s);
+        // two fixes 150 s apart on the approaches, 600 m apart: the loop (2,200 m between them) is beyond the
+        // transition searches' bound (3 × 600 m) but within what a car drives in 150 s, and quicker.
+        let network = try RoadNetwork(ways: [
+            Self.way("approach west", [(-300, 0), (0, 0)], .residential),
+            Self.way("lane", [(0, 0), (200, 0), (400, 0)], .livingStreet),
+            Self.way("main road", [(0, 0), (0, 800), (400, 800), (400, 0)], .primary),
+            Self.way("approach east", [(400, 0), (700, 0)], .residential),
+        ], sourceName: "loop")
+        let fixes = [Fix(coordinate: Self.at(-100, 2), time: 0), Fix(coordinate: Self.at(500, -2), time: 150)]
+        let result = try MapMatcher(network: network).match(Track(name: "loop", fixes: fixes))
+        #expect(result.matchedCount == 2 && result.subMatches.count == 1)
+        let names = Self.names(result, network)
+        #expect(names.contains("main road") && !names.contains("lane"), "\(names)")
+        #expect(abs(try #require(result.subMatches.first).length - 2200) < 5)
+        // Without times nothing says the car had the time: the path stays within the searches' bound.
+        let untimed = fixes.map { Fix(coordinate: $0.coordinate) }
+        let without = try MapMatcher(network: network).match(Track(name: "loop", fixes: untimed))
+        #expect(Self.names(without, network).contains("lane"))
+    }
+
     @Test func roadsOfOneSpeedKeepTheShortestPath() throws {
         let (network, track) = try Self.bypass(mainClass: .residential)
         let result = try MapMatcher(network: network).match(track)
