@@ -75,6 +75,12 @@ typedef struct rsc_layer {
     int32_t fix, start, count;
 } rsc_layer;
 
+/* The trail of a run of outliers: the path from the latest fix held or scored through them (to x, y, the newest of
+ * them) and the sum of their nearest roads' distances. */
+typedef struct rsc_outlier_trail {
+    double path, x, y, near;
+} rsc_outlier_trail;
+
 struct rsc_matcher {
     const rsc_match_graph *g;
     rsc_query *query;
@@ -128,18 +134,18 @@ struct rsc_matcher {
      * outlier). Set by rsc_commit and rsc_step. */
     double last_drop;
     int last_skipped;
-    /* The run of unreachable fixes since the newest layer (rsc_outlier_note): how many, the path from the latest fix
-     * held or scored through them (to out_x, out_y, the newest of them) and the sum of their nearest roads'
-     * distances; near is the nearest candidate of the layer rsc_step last found unreachable. */
+    /* The run of unreachable fixes since the newest layer (rsc_outlier_note): how many, and its trail (out);
+     * near is the nearest candidate of the layer rsc_step last found unreachable. */
     int32_t out_n;
-    double out_path, out_x, out_y, out_near, near;
+    rsc_outlier_trail out;
+    double near;
     /* Of that run: how many were reachable but costly (RSC_STEP_COSTLY); the run as it stood before the first of
-     * them (out_at: its place in the run, -1 when there is none; out_save: out_n, out_path, out_x, out_y, out_near);
-     * and whether the next rsc_step is to commit a costly layer (the run was not bridged: the fix is taken after
-     * all, the run before it kept). */
+     * them (out_at: its place in the run, -1 when there is none; out_saved: its trail then); and whether the next
+     * rsc_step is to commit a costly layer (the run was not bridged: the fix is taken after all, the run before it
+     * kept). */
     int32_t out_costly, out_at;
     size_t out_at_fix; /* the first costly fix (batch run: its index) */
-    double out_save[4];
+    rsc_outlier_trail out_saved;
     int accept_costly;
     /* the highest fall of a costly fix in the run (out_drop), set from the fall of the fix rsc_step last found costly
      * (step_drop): no chain through one of them scores above it */

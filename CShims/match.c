@@ -88,20 +88,20 @@ void rsc_outlier_note(rsc_matcher *m, size_t f, int32_t recent, int costly) {
     if (costly && m->out_at < 0) {
         m->out_at = m->out_n;
         m->out_at_fix = f;
-        m->out_save[0] = m->out_path; m->out_save[1] = m->out_x; m->out_save[2] = m->out_y; m->out_save[3] = m->out_near;
+        m->out_saved = m->out;
     }
     m->out_costly += costly;
     if (costly && m->step_drop > m->out_drop) m->out_drop = m->step_drop;
     if (m->out_n == 0 && recent >= 0) {
-        m->out_path = 0;
-        m->out_near = 0;
-        m->out_x = m->x[recent];
-        m->out_y = m->y[recent];
+        m->out.path = 0;
+        m->out.near = 0;
+        m->out.x = m->x[recent];
+        m->out.y = m->y[recent];
     }
-    m->out_path += hypot(m->x[f] - m->out_x, m->y[f] - m->out_y);
-    m->out_x = m->x[f];
-    m->out_y = m->y[f];
-    if (!costly) m->out_near += m->near;
+    m->out.path += hypot(m->x[f] - m->out.x, m->y[f] - m->out.y);
+    m->out.x = m->x[f];
+    m->out.y = m->y[f];
+    if (!costly) m->out.near += m->near;
     m->out_n++;
 }
 
@@ -119,7 +119,7 @@ int32_t rsc_outliers_rewind(rsc_matcher *m) {
     int32_t at = m->out_at;
     if (at < 0) return -1;
     m->out_n = at;
-    m->out_path = m->out_save[0]; m->out_x = m->out_save[1]; m->out_y = m->out_save[2]; m->out_near = m->out_save[3];
+    m->out = m->out_saved;
     m->out_costly = 0;
     m->out_at = -1;
     m->out_drop = -INFINITY;
@@ -148,14 +148,14 @@ static int rsc_resume_plausible(const rsc_matcher *m, size_t f, int count) {
     const rsc_match_params *p = m->p;
     if (m->out_n <= p->max_outliers && m->out_costly == 0) return 1;
     int32_t unreachable = m->out_n - m->out_costly;
-    if (unreachable > p->max_outliers && m->out_near < p->sigma * unreachable) return 0;
+    if (unreachable > p->max_outliers && m->out.near < p->sigma * unreachable) return 0;
     int b = rsc_best_state(&m->states[m->state_n], count);
     if (b < 0) return 0;
     if (m->out_costly > 0 &&
         !(m->states[m->state_n + (size_t)b].score - rsc_layer_top(m, &m->layers[m->layer_n - 1]) >
           m->out_drop + p->outlier_penalty))
         return 0;
-    double path = m->out_path + hypot(m->x[f] - m->out_x, m->y[f] - m->out_y);
+    double path = m->out.path + hypot(m->x[f] - m->out.x, m->y[f] - m->out.y);
     return m->states[m->state_n + (size_t)b].route <= 1.25 * path + 4.0 * p->sigma;
 }
 

@@ -88,7 +88,8 @@ def main():
             if p.is_dir() and (p / f"{p.name}.track").exists():
                 dirs[p.name] = p
     ids = [i for i in a.ids.split(",") if i] or sorted(dirs)
-    # results[matcher][rate] = {"d": .., "d0": .., "pts": .., "s": .., "tracks": {tid: mismatch}}
+    # results[matcher][rate] = {"d": .., "d0": .., "pts": .., "s": .., "tracks": {tid: mismatch},
+    #                           "metres": {tid: metres of mismatch (d- + d+)}}
     res = {m: {r: {"d": 0.0, "d0": 0.0, "pts": 0, "s": 0.0, "tracks": {}} for r in rates} for m in ["roadsnap"] + peers}
     for tid in ids:
         tdir = dirs[tid]
@@ -113,6 +114,7 @@ def main():
             acc["d"] += sc["d_minus_m"] + sc["d_plus_m"]
             acc["d0"] += sc["d0_m"]
             acc["tracks"][tid] = round(sc["route_mismatch"], 5)
+            acc.setdefault("metres", {})[tid] = round(sc["d_minus_m"] + sc["d_plus_m"], 1)
         if peers:
             data = work / "peers" / tid
             data.mkdir(parents=True, exist_ok=True)
