@@ -216,6 +216,9 @@ static inline double rsc_transition_score(double from_score, double d, double pe
     return from_score - (dev + pen) * inv_beta;
 }
 
+/* match_candidates.c: the sigma fix f is scored with (its horizontal accuracy when larger than the model's). */
+RSC_HIDDEN double rsc_fix_sigma(const rsc_matcher *m, size_t f);
+
 /* match_candidates.c: builds the candidate states of fix `f` (the nearest roads_max roads within `radius`) at the end
  * of the state pool (not committed). Returns the count, or a negative RSC_E* code: RSC_ENOMEM, or the candidate
  * search's failure (RSC_EGEOS, with rsc_query_failure saying what failed). */

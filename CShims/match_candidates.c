@@ -26,6 +26,12 @@ static int rsc_edge_has_node(const rsc_match_graph *g, int32_t e, int32_t n) {
     return a >= 0 && (g->arc_tail[a] == n || g->arc_head[a] == n);
 }
 
+/* A fix reporting a larger horizontal accuracy than the model's sigma is scored with its own. */
+double rsc_fix_sigma(const rsc_matcher *m, size_t f) {
+    const rsc_match_params *p = m->p;
+    return rsc_known(m, m->accuracy, f) && rsc_col(m, m->accuracy, f) > p->sigma ? rsc_col(m, m->accuracy, f) : p->sigma;
+}
+
 /* Builds the candidate states of fix `f` (the nearest roads_max roads within `radius`) at the end of the state pool
  * (not committed). Returns the count, or a negative RSC_E* code (RSC_ENOMEM, or the search's RSC_EGEOS). */
 int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
@@ -83,9 +89,7 @@ int rsc_build_layer(rsc_matcher *m, size_t f, double radius, int roads_max) {
     int use_heading = rsc_known(m, m->course, f) &&
                       (!rsc_known(m, m->speed, f) || rsc_col(m, m->speed, f) >= p->min_heading_speed);
     double inv2h2 = 0.5 / (p->heading_sigma * p->heading_sigma);
-    /* a fix reporting a larger horizontal accuracy than the model's sigma is scored with its own */
-    double sigma = rsc_known(m, m->accuracy, f) && rsc_col(m, m->accuracy, f) > p->sigma ? rsc_col(m, m->accuracy, f)
-                                                                                         : p->sigma;
+    double sigma = rsc_fix_sigma(m, f);
     int count = 0;
     for (int i = 0; i < k; i++) {
         const rsc_candidate *c = &m->cands[i];

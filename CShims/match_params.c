@@ -43,7 +43,7 @@ int rsc_match_params_check(const rsc_match_params *p, char *message, size_t size
     RSC_RANGE(p->beam, "beam", 0, 1, 10000, "log units");
     RSC_RANGE(p->beta_per_second, "beta per second", 0, 0, 10000, "metres");
     RSC_RANGE(p->max_outliers, "max outliers", 0, 0, 100000, "fixes");
-    RSC_RANGE(p->disconnect_margin, "disconnect margin", 0, 1, 10000, "log units");
+    RSC_RANGE(p->disconnect_margin, "disconnect margin", 0, 1, 10000, "sigmas");
     RSC_RANGE(p->min_fix_distance, "minimum fix distance", 0, 0, 100000, "metres");
     RSC_RANGE(p->joint_interval, "joint search interval", 0, 0, INFINITY, "seconds");
     RSC_RANGE(p->joint_beam, "joint search beam", 0, 1, 10000, "log units");

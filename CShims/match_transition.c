@@ -123,20 +123,20 @@ int rsc_transition(rsc_matcher *m, const rsc_layer *prev, int count) {
         return -1;
 #undef RSC_CONSIDER
     /* Reachable only counts when some reachable state is about as close to the fix as the closest candidate:
-     * otherwise the road actually driven is not connected to the hypotheses (missing link) and the track splits. */
-    int reachable = 0;
-    double best_emission = -INFINITY, best_reached = -INFINITY;
+     * otherwise the road actually driven is not connected to the hypotheses (missing link) and the track splits.
+     * Measured in the fix's sigmas, not in emission log units, so that the rule does not move with the emission's
+     * shape (in log units, a steeper tail made track 43's drift split instead of resuming). */
+    double nearest = INFINITY, nearest_reached = INFINITY;
     for (int j = 0; j < count; j++) {
         if (cur[j].entry == -1 && cur[j].back >= 0 && m->states[cur[j].back].peak > cur[j].peak)
             cur[j].peak = m->states[cur[j].back].peak;
-        if (cur[j].emission > best_emission) best_emission = cur[j].emission;
+        if (cur[j].distance < nearest) nearest = cur[j].distance;
         if (cur[j].score > -INFINITY) {
             cur[j].score += cur[j].emission;
-            if (cur[j].emission > best_reached) best_reached = cur[j].emission;
+            if (cur[j].distance < nearest_reached) nearest_reached = cur[j].distance;
         }
     }
-    reachable = best_reached > -INFINITY && best_reached >= best_emission - p->disconnect_margin;
-    return reachable;
+    return nearest_reached < INFINITY && nearest_reached - nearest <= p->disconnect_margin * rsc_fix_sigma(m, cf);
 }
 
 /* The index of the best reachable state of a layer, or -1 when none is reachable. */

@@ -77,8 +77,9 @@ typedef struct rsc_match_params {
     double beam;             /* log-probability window: previous states below best - beam are not expanded */
     double beta_per_second;  /* extra beta per second of sampling interval beyond 1 s (sparse tracks) */
     int32_t max_outliers;    /* consecutive unreachable fixes dropped as outliers before the track splits */
-    double disconnect_margin; /* log-probability: when every reachable state's emission is this much below the best
-                               * candidate's, the fix counts as unreachable (missing link) */
+    double disconnect_margin; /* sigmas (the fix's own, as in the emission): when every reachable state lies this
+                               * much further from the fix than its nearest candidate, the fix counts as
+                               * unreachable (missing link) */
     double min_fix_distance; /* a fix closer than this to the last scored fix takes its match (0: score every fix) */
     double joint_interval;   /* scored fixes at least this many seconds and 10 m/s times as many metres apart are
                               * joined by one search from all the previous fix's candidates at once; denser ones by

@@ -28,6 +28,8 @@ import RoadSnapFormats
     struct State {
         var arc: Int
         var offset: Double
+        /// Fix to road, metres.
+        var distance: Double
         var emission: Double
         var score = -Double.infinity
         var back = -1
@@ -75,7 +77,7 @@ import RoadSnapFormats
                 for arc in [2 * r.edge, 2 * r.edge + 1] where graph.arcTail[arc] >= 0 {
                     let len = graph.arcLength[arc]
                     let offset = min(len, max(0, arc & 1 == 0 ? r.offset : len - r.offset))
-                    states.append(State(arc: arc, offset: offset, emission: emission, peak: offset))
+                    states.append(State(arc: arc, offset: offset, distance: r.distance, emission: emission, peak: offset))
                 }
             }
             return states
@@ -158,16 +160,16 @@ import RoadSnapFormats
                         if d <= bound { consider(j, i, d, r.penalty, sameArc: false) }
                     }
                 }
-                var bestEmission = -Double.infinity, bestReached = -Double.infinity
+                var nearest = Double.infinity, nearestReached = Double.infinity
                 for j in cur.indices {
                     if cur[j].sameArc, cur[j].back >= 0 { cur[j].peak = max(cur[j].peak, prev[cur[j].back].peak) }
-                    bestEmission = max(bestEmission, cur[j].emission)
+                    nearest = min(nearest, cur[j].distance)
                     if cur[j].score > -.infinity {
                         cur[j].score += cur[j].emission
-                        bestReached = max(bestReached, cur[j].emission)
+                        nearestReached = min(nearestReached, cur[j].distance)
                     }
                 }
-                guard bestReached > -.infinity, bestReached >= bestEmission - p.disconnectMargin else { return nil }
+                guard nearestReached - nearest <= p.disconnectMargin * p.sigma else { return nil }
                 layers.append(cur)
             }
             guard var end = layers.last?.indices.max(by: { layers.last![$0].score < layers.last![$1].score })

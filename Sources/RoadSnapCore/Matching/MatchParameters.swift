@@ -45,9 +45,9 @@ public struct MatchParameters: Hashable, Sendable {
     public var beam: Double = 60
     /// Consecutive unreachable fixes dropped as outliers before the track is split.
     public var maxOutliers: Int = 2
-    /// When every reachable candidate's emission log-probability is this much below the best candidate's, the fix
-    /// counts as unreachable: the road driven is not connected to the hypotheses (a missing link).
-    public var disconnectMargin: Double = 20
+    /// When every reachable candidate lies this many sigmas (the fix's own) further from the fix than its nearest
+    /// candidate, the fix counts as unreachable: the road driven is not connected to the hypotheses (a missing link).
+    public var disconnectMargin: Double = 10
     /// A fix closer than this to the last fix scored is not scored (stops and slow crawling add no evidence, only
     /// noise); it is placed on the matched path between the scored fixes around it. nil means 2 sigma (Newson &
     /// Krumm), and on dense tracks (median interval ≤ 2 s) max(2 s, 6 s − 24 m) with s the larger of sigma and the
