@@ -29,7 +29,7 @@ int32_t rsc_chain_end(const rsc_matcher *m) {
  * vehicle could drive in the interval (rsc_route_bound's limit; without times, the transition search's bound). The
  * search is bounded by the shortest route's time, not by the transition's distance factor: on sparse mountain tracks
  * the quicker way between two fixes is often a loop several times the straight distance (Andorra set 7 at 60 s:
- * 1.97 -> 1.65 %). Its last entry, -1 when the shortest stays, -2 on out of memory. */
+ * 1.97 -> 1.64 %). Its last entry, -1 when the shortest stays, -2 on out of memory. */
 static int32_t rsc_quicker_route(rsc_matcher *m, const rsc_state *from, const rsc_state *to) {
     const rsc_match_graph *g = m->g;
     double shortest_time = 0;

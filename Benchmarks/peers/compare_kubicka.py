@@ -66,6 +66,14 @@ def roadsnap(bin_, work, tid, tdir, per_rate):
     return scores
 
 
+def add_score(acc, tid, sc):
+    """Adds one track's score (the peers' score dict) to a matcher's figures at one rate."""
+    acc["d"] += sc["d_minus_m"] + sc["d_plus_m"]
+    acc["d0"] += sc["d0_m"]
+    acc["tracks"][tid] = round(sc["route_mismatch"], 5)
+    acc["metres"][tid] = round(sc["d_minus_m"] + sc["d_plus_m"], 1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bin")
@@ -90,7 +98,8 @@ def main():
     ids = [i for i in a.ids.split(",") if i] or sorted(dirs)
     # results[matcher][rate] = {"d": .., "d0": .., "pts": .., "s": .., "tracks": {tid: mismatch},
     #                           "metres": {tid: metres of mismatch (d- + d+)}}
-    res = {m: {r: {"d": 0.0, "d0": 0.0, "pts": 0, "s": 0.0, "tracks": {}} for r in rates} for m in ["roadsnap"] + peers}
+    res = {m: {r: {"d": 0.0, "d0": 0.0, "pts": 0, "s": 0.0, "tracks": {}, "metres": {}} for r in rates}
+           for m in ["roadsnap"] + peers}
     for tid in ids:
         tdir = dirs[tid]
         per_rate = {}
@@ -110,11 +119,7 @@ def main():
             t["id"] = f"{tid}@{r}"
             per_rate[r] = t
         for r, sc in roadsnap(a.bin, work, tid, tdir, per_rate).items():
-            acc = res["roadsnap"][r]
-            acc["d"] += sc["d_minus_m"] + sc["d_plus_m"]
-            acc["d0"] += sc["d0_m"]
-            acc["tracks"][tid] = round(sc["route_mismatch"], 5)
-            acc.setdefault("metres", {})[tid] = round(sc["d_minus_m"] + sc["d_plus_m"], 1)
+            add_score(res["roadsnap"][r], tid, sc)
         if peers:
             data = work / "peers" / tid
             data.mkdir(parents=True, exist_ok=True)
@@ -154,9 +159,7 @@ def main():
                     acc["cpu"] = acc.get("cpu", 0.0) + rec["match_s"] * share
                     sc = rec.get("score")
                     if sc and sc.get("route_mismatch") is not None:
-                        acc["d"] += sc["d_minus_m"] + sc["d_plus_m"]
-                        acc["d0"] += sc["d0_m"]
-                        acc["tracks"][tid] = round(sc["route_mismatch"], 5)
+                        add_score(acc, tid, sc)
         print(f"{tid}: " + " ".join(f"{r}s roadsnap={res['roadsnap'][r]['tracks'][tid]}" for r in rates), flush=True)
     print(f"\n=== {len(ids)} Kubicka tracks, peers' scorer (3 m), length-weighted route mismatch [mean]; peers' "
           f"points/s (match call, one thread) ===")
