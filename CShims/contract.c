@@ -503,9 +503,10 @@ static int parallel(ch *c, task fn, int32_t *items, int32_t count) {
 
 /* ---- the build ---- */
 
+/* The trace's clock: the process's CPU time (the machine is often shared; wall time would measure the load). */
 static double seconds(void) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -656,31 +657,69 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
     int e = 0;
     int32_t *local = c->argmin; /* scratch: argmin is only used by the rounds */
     for (int32_t i = 0; i < R; i++) local[c->remaining[i]] = i;
-    size_t *start = malloc(sizeof(size_t) * ((size_t)R + 1));
-    int32_t *order = malloc(sizeof(int32_t) * (size_t)R);
-    if (!start || !order) { free(start); free(order); return RSC_ENOMEM; }
-    start[0] = 0;
+    /* Nodes 2k and 2k + 1 (RoadSnap's two arcs of one road edge) are ordered as one node when both remain: the
+     * ordered graph has about half the nodes and links, and its separators are road edges (both arcs), as a cut
+     * of the road network is. For any other graph this only changes the order's quality, never its exactness. */
+    const char *pairs_env = getenv("RSC_CH_PAIRS");
+    const int pairs = pairs_env ? atoi(pairs_env) != 0 : 1;
+    int32_t *group = malloc(sizeof(int32_t) * (size_t)R);       /* node's group */
+    int32_t *member = malloc(sizeof(int32_t) * 2 * (size_t)R);  /* a group's one or two nodes (-1: none) */
+    if (!group || !member) { free(group); free(member); return RSC_ENOMEM; }
+    int32_t G = 0;
+    for (int32_t i = 0; i < R; i++) {
+        const int32_t v = c->remaining[i], p = v ^ 1;
+        if (pairs && p < v && p < c->n && c->state[p] != STATE_CONTRACTED) {
+            const int32_t g = group[local[p]];
+            group[i] = g;
+            member[2 * g + 1] = v;
+        } else {
+            group[i] = G;
+            member[2 * G] = v;
+            member[2 * G + 1] = -1;
+            G++;
+        }
+    }
+    size_t *start = calloc((size_t)G + 1, sizeof(size_t));
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)G);
+    if (!start || !order) { free(start); free(order); free(group); free(member); return RSC_ENOMEM; }
     for (int32_t i = 0; i < R; i++) {
         const int32_t v = c->remaining[i];
-        start[i + 1] = start[i] + (size_t)c->out.count[v] + (size_t)c->in.count[v];
+        start[group[i] + 1] += (size_t)c->out.count[v] + (size_t)c->in.count[v];
     }
-    int32_t *adj = malloc(sizeof(int32_t) * (start[R] + 1));
-    if (!adj) { free(start); free(order); return RSC_ENOMEM; }
-    for (int32_t i = 0; i < R; i++) {
-        const int32_t v = c->remaining[i];
-        size_t at = start[i];
-        const entry *o = c->out.pool + c->out.start[v];
-        for (int32_t k = 0; k < c->out.count[v]; k++) adj[at++] = local[o[k].node];
-        const entry *q = c->in.pool + c->in.start[v];
-        for (int32_t k = 0; k < c->in.count[v]; k++) adj[at++] = local[q[k].node];
+    for (int32_t g = 0; g < G; g++) start[g + 1] += start[g];
+    int32_t *adj = malloc(sizeof(int32_t) * (start[G] + 1));
+    if (!adj) { free(start); free(order); free(group); free(member); return RSC_ENOMEM; }
+    for (int32_t g = 0; g < G; g++) {
+        size_t at = start[g];
+        for (int s = 0; s < 2; s++) {
+            const int32_t v = member[2 * g + s];
+            if (v < 0) continue;
+            const entry *o = c->out.pool + c->out.start[v];
+            for (int32_t k = 0; k < c->out.count[v]; k++) adj[at++] = group[local[o[k].node]];
+            const entry *q = c->in.pool + c->in.start[v];
+            for (int32_t k = 0; k < c->in.count[v]; k++) adj[at++] = group[local[q[k].node]];
+        }
     }
+    free(group);
     const double t_order = seconds();
-    const int rc = rsc_ch_nd_order(R, start, adj, band, order, nd_canceled, c);
+    const int rc = rsc_ch_nd_order(G, start, adj, band, order, nd_canceled, c);
     free(start);
     free(adj);
-    if (rc) { free(order); return rc > 0 ? (canceled(c) ? canceled(c) : RSC_ECANCELED) : RSC_ENOMEM; }
-    if (getenv("RSC_CH_TRACE")) fprintf(stderr, "nested-dissection order of %d nodes: %.3f s\n", R, seconds() - t_order);
-    for (int32_t i = 0; i < R; i++) order[i] = c->remaining[order[i]];
+    if (rc) { free(order); free(member); return rc > 0 ? (canceled(c) ? canceled(c) : RSC_ECANCELED) : RSC_ENOMEM; }
+    if (getenv("RSC_CH_TRACE")) fprintf(stderr, "nested-dissection order of %d nodes (%d parts): %.3f s\n", R, G, seconds() - t_order);
+    {
+        int32_t *full = realloc(order, sizeof(int32_t) * (size_t)R);
+        if (!full) { free(order); free(member); return RSC_ENOMEM; }
+        order = full;
+        /* Expand from the top down (in place: position k of the groups' order moves to a position >= k). */
+        int32_t at = R;
+        for (int32_t k = G - 1; k >= 0; k--) {
+            const int32_t g = order[k];
+            if (member[2 * g + 1] >= 0) order[--at] = member[2 * g + 1];
+            order[--at] = member[2 * g];
+        }
+    }
+    free(member);
     /* Marks of u's out-neighbours: stamp and position in u's out list. */
     int32_t *stamp = malloc(sizeof(int32_t) * (size_t)c->n), *slot = malloc(sizeof(int32_t) * (size_t)c->n);
     if (!stamp || !slot) { e = RSC_ENOMEM; goto done; }
@@ -704,21 +743,24 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
                         slot[o[m].node] = m;
                     }
                 }
+                const int64_t cin = c->cost[in.link]; /* in-list entry costs may be stale (see below) */
                 for (int32_t ko = 0; ko < c->out.count[v]; ko++) {
                     const entry out = c->out.pool[c->out.start[v] + (size_t)ko];
                     const int32_t w = out.node;
                     if (w == v || w == u) continue;
-                    const int64_t sum = (int64_t)c->cost[in.link] + c->cost[out.link];
+                    const int64_t sum = cin + out.cost;
                     const int32_t cost = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
                     if (stamp[w] == counter) {
                         entry *o = c->out.pool + c->out.start[u];
                         const int32_t m = slot[w];
                         const int32_t old = o[m].link;
-                        if (c->cost[old] <= cost) continue;
+                        if (o[m].cost <= cost) continue;
                         if (c->first[old] >= 0) {
                             /* A shortcut between two remaining nodes: no link stands for it yet (only contracting u
-                             * or w makes links through it), so it is updated in place. Entry costs are not read
-                             * from here on (only c->cost). */
+                             * or w makes links through it), so it is updated in place, in c->cost and in u's
+                             * out-list entry (which this loop reads instead of c->cost: sequential, not a random
+                             * access per pair); the copy in w's in-list goes stale and is not read from here on. */
+                            o[m].cost = cost;
                             c->cost[old] = cost;
                             c->first[old] = in.link;
                             c->second[old] = out.link;
@@ -780,19 +822,26 @@ static int64_t prune_top(ch *c, int32_t top_start) {
         if (c->alive[l] && c->rank[c->tail[l]] >= top_start && c->rank[c->head[l]] >= top_start && c->tail[l] != c->head[l])
             count++;
     int64_t dropped = -1;
+    /* Per link a (of `count`): its id, and its positions in the out-lists and in-lists. Per list position: the
+     * other end (rank - top_start), the link, and the link's current cost (a copy in each list, kept equal: a link
+     * is lowered only while its lower end is processed, then its value is copied to the other list, so the
+     * triangle loops read costs sequentially instead of at random). */
     int32_t *links = malloc(sizeof(int32_t) * (count + 1));
-    int64_t *m = malloc(sizeof(int64_t) * (count + 1));
     size_t *ostart = calloc((size_t)T + 1, sizeof(size_t)), *istart = calloc((size_t)T + 1, sizeof(size_t));
     int32_t *onode = malloc(sizeof(int32_t) * (count + 1)), *oarc = malloc(sizeof(int32_t) * (count + 1));
     int32_t *inode = malloc(sizeof(int32_t) * (count + 1)), *iarc = malloc(sizeof(int32_t) * (count + 1));
-    int32_t *mk = malloc(sizeof(int32_t) * (size_t)T), *sl = malloc(sizeof(int32_t) * (size_t)T);
-    if (!links || !m || !ostart || !istart || !onode || !oarc || !inode || !iarc || !mk || !sl) goto done;
+    int32_t *ocost = malloc(sizeof(int32_t) * (count + 1)), *icost = malloc(sizeof(int32_t) * (count + 1));
+    size_t *opos = malloc(sizeof(size_t) * (count + 1)), *ipos = malloc(sizeof(size_t) * (count + 1));
+    int32_t *mk = malloc(sizeof(int32_t) * (size_t)T);
+    size_t *sl = malloc(sizeof(size_t) * (size_t)T);
+    if (!links || !ostart || !istart || !onode || !oarc || !inode || !iarc || !ocost || !icost || !opos || !ipos || !mk ||
+        !sl)
+        goto done;
     size_t k = 0;
     for (size_t l = 0; l < L; l++) {
         if (!(c->alive[l] && c->rank[c->tail[l]] >= top_start && c->rank[c->head[l]] >= top_start && c->tail[l] != c->head[l]))
             continue;
         links[k] = (int32_t)l;
-        m[k] = c->cost[l];
         ostart[c->rank[c->tail[l]] - top_start + 1]++;
         istart[c->rank[c->head[l]] - top_start + 1]++;
         k++;
@@ -833,55 +882,68 @@ static int64_t prune_top(ch *c, int32_t top_start) {
             }
         free(fill);
     }
+    for (size_t p = 0; p < count; p++) {
+        opos[oarc[p]] = p;
+        ocost[p] = c->cost[links[oarc[p]]];
+    }
+    for (size_t p = 0; p < count; p++) {
+        ipos[iarc[p]] = p;
+        icost[p] = c->cost[links[iarc[p]]];
+    }
     int32_t stamp = 0;
     for (int32_t x = T - 1; x >= 0; x--) {
         stamp++;
-        for (size_t p = ostart[x]; p < ostart[x + 1]; p++)
-            if (onode[p] > x) { mk[onode[p]] = stamp; sl[onode[p]] = oarc[p]; }
-        for (size_t p = ostart[x]; p < ostart[x + 1]; p++) {
+        const size_t ob = ostart[x], oe = ostart[x + 1], ib = istart[x], ie = istart[x + 1];
+        for (size_t p = ob; p < oe && onode[p] > x; p++) { mk[onode[p]] = stamp; sl[onode[p]] = p; }
+        for (size_t p = ob; p < oe; p++) {
             const int32_t z = onode[p];
-            if (z <= x) continue;
-            const int64_t mz = m[oarc[p]];
+            if (z <= x) break;
+            const int64_t mz = ocost[p];
             for (size_t q = ostart[z]; q < ostart[z + 1]; q++) {
                 const int32_t y = onode[q];
                 if (y <= x) break;
                 if (mk[y] != stamp || y == z) continue;
-                const int64_t via = mz + m[oarc[q]];
-                if (via < m[sl[y]]) m[sl[y]] = via;
+                const int64_t via = mz + ocost[q];
+                if (via < ocost[sl[y]]) ocost[sl[y]] = (int32_t)via;
             }
         }
         stamp++;
-        for (size_t p = istart[x]; p < istart[x + 1]; p++)
-            if (inode[p] > x) { mk[inode[p]] = stamp; sl[inode[p]] = iarc[p]; }
-        for (size_t p = istart[x]; p < istart[x + 1]; p++) {
+        for (size_t p = ib; p < ie && inode[p] > x; p++) { mk[inode[p]] = stamp; sl[inode[p]] = p; }
+        for (size_t p = ib; p < ie; p++) {
             const int32_t z = inode[p];
-            if (z <= x) continue;
-            const int64_t mz = m[iarc[p]];
+            if (z <= x) break;
+            const int64_t mz = icost[p];
             for (size_t q = istart[z]; q < istart[z + 1]; q++) {
                 const int32_t y = inode[q];
                 if (y <= x) break;
                 if (mk[y] != stamp || y == z) continue;
-                const int64_t via = mz + m[iarc[q]];
-                if (via < m[sl[y]]) m[sl[y]] = via;
+                const int64_t via = mz + icost[q];
+                if (via < icost[sl[y]]) icost[sl[y]] = (int32_t)via;
             }
         }
+        /* x's links to higher nodes are final: copy them to the other lists. */
+        for (size_t p = ob; p < oe && onode[p] > x; p++) icost[ipos[oarc[p]]] = ocost[p];
+        for (size_t p = ib; p < ie && inode[p] > x; p++) ocost[opos[iarc[p]]] = icost[p];
         if ((x & 1023) == 0 && canceled(c)) goto done;
     }
     dropped = 0;
     for (size_t a = 0; a < count; a++)
-        if (m[a] < c->cost[links[a]]) {
+        if (ocost[opos[a]] < c->cost[links[a]]) {
             c->alive[links[a]] = 0;
             dropped++;
         }
 done:
     free(links);
-    free(m);
     free(ostart);
     free(istart);
     free(onode);
     free(oarc);
     free(inode);
     free(iarc);
+    free(ocost);
+    free(icost);
+    free(opos);
+    free(ipos);
     free(mk);
     free(sl);
     return dropped;
