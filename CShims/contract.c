@@ -720,10 +720,13 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
         }
     }
     free(member);
-    /* Marks of u's out-neighbours: stamp and position in u's out list. */
-    int32_t *stamp = malloc(sizeof(int32_t) * (size_t)c->n), *slot = malloc(sizeof(int32_t) * (size_t)c->n);
-    if (!stamp || !slot) { e = RSC_ENOMEM; goto done; }
-    for (int32_t v = 0; v < c->n; v++) stamp[v] = -1;
+    /* Marks of u's out-neighbours: stamp and position in u's out list (one record: one cache miss per lookup). */
+    typedef struct {
+        int32_t stamp, slot;
+    } mark;
+    mark *mk = malloc(sizeof(mark) * (size_t)c->n);
+    if (!mk) { e = RSC_ENOMEM; goto done; }
+    for (int32_t v = 0; v < c->n; v++) mk[v].stamp = -1;
     {
         int32_t counter = 0;
         for (int32_t i = 0; i < R; i++) {
@@ -733,15 +736,12 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
                 const int32_t u = in.node;
                 if (u == v) continue;
                 if (++counter == INT32_MAX) {
-                    for (int32_t x = 0; x < c->n; x++) stamp[x] = -1;
+                    for (int32_t x = 0; x < c->n; x++) mk[x].stamp = -1;
                     counter = 1;
                 }
                 {
                     const entry *o = c->out.pool + c->out.start[u];
-                    for (int32_t m = 0; m < c->out.count[u]; m++) {
-                        stamp[o[m].node] = counter;
-                        slot[o[m].node] = m;
-                    }
+                    for (int32_t m = 0; m < c->out.count[u]; m++) mk[o[m].node] = (mark){counter, m};
                 }
                 const int64_t cin = c->cost[in.link]; /* in-list entry costs may be stale (see below) */
                 for (int32_t ko = 0; ko < c->out.count[v]; ko++) {
@@ -750,9 +750,10 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
                     if (w == v || w == u) continue;
                     const int64_t sum = cin + out.cost;
                     const int32_t cost = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
-                    if (stamp[w] == counter) {
+                    const mark mw = mk[w];
+                    if (mw.stamp == counter) {
                         entry *o = c->out.pool + c->out.start[u];
-                        const int32_t m = slot[w];
+                        const int32_t m = mw.slot;
                         const int32_t old = o[m].link;
                         if (o[m].cost <= cost) continue;
                         if (c->first[old] >= 0) {
@@ -771,12 +772,11 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
                         adj_remove(&c->in, w, old);
                         c->alive[old] = 0;
                         o[m] = o[--c->out.count[u]];
-                        if (m < c->out.count[u]) slot[o[m].node] = m;
+                        if (m < c->out.count[u]) mk[o[m].node].slot = m;
                     }
                     if (add_link(c, u, w, cost, in.link, out.link)) { e = RSC_ENOMEM; goto done; }
                     c->shortcuts++;
-                    stamp[w] = counter;
-                    slot[w] = c->out.count[u] - 1;
+                    mk[w] = (mark){counter, c->out.count[u] - 1};
                 }
             }
             /* Take v out of the remaining graph. */
@@ -803,8 +803,7 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
     c->remaining_len = 0;
 done:
     free(order);
-    free(stamp);
-    free(slot);
+    free(mk);
     return e;
 }
 
