@@ -740,8 +740,17 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
                     counter = 1;
                 }
                 {
-                    const entry *o = c->out.pool + c->out.start[u];
-                    for (int32_t m = 0; m < c->out.count[u]; m++) mk[o[m].node] = (mark){counter, m};
+                    entry *o = c->out.pool + c->out.start[u];
+                    int32_t cnt = c->out.count[u];
+                    for (int32_t m = 0; m < cnt; m++) {
+                        if (o[m].link == in.link) { /* u -> v leaves the remaining graph with v: drop it here */
+                            o[m] = o[--cnt];
+                            m--;
+                            continue;
+                        }
+                        mk[o[m].node] = (mark){counter, m};
+                    }
+                    c->out.count[u] = cnt;
                 }
                 const int64_t cin = c->cost[in.link]; /* in-list entry costs may be stale (see below) */
                 for (int32_t ko = 0; ko < c->out.count[v]; ko++) {
@@ -779,10 +788,7 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
                     mk[w] = (mark){counter, c->out.count[u] - 1};
                 }
             }
-            /* Take v out of the remaining graph. */
-            const entry *ins = c->in.pool + c->in.start[v];
-            for (int32_t k = 0; k < c->in.count[v]; k++)
-                if (ins[k].node != v) adj_remove(&c->out, ins[k].node, ins[k].link);
+            /* Take v out of the remaining graph (its in-links left their tails' out-lists above). */
             const entry *outs = c->out.pool + c->out.start[v];
             for (int32_t k = 0; k < c->out.count[v]; k++)
                 if (outs[k].node != v) adj_remove(&c->in, outs[k].node, outs[k].link);
