@@ -7,6 +7,7 @@
  */
 #include "cshims_ch_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@ typedef struct {
     /* Parts still to split: offset and length in perm. */
     int32_t *part_off, *part_len;
     size_t parts, parts_size;
+    int trace; /* RSC_CH_TRACE: the big splits on stderr */
 } nd;
 
 static int grow_to(void **p, size_t *size, size_t need, size_t elem) {
@@ -290,7 +292,8 @@ static int split(nd *d, int32_t off, int32_t len, double band) {
         else d->tmp[pc++] = v;
     }
     memcpy(d->perm + off, d->tmp, sizeof(int32_t) * (size_t)len);
-    (void)nc;
+    if (d->trace && len >= 20000)
+        fprintf(stderr, "nd split %d: sides %d / %d, separator %d\n", len, na, nb, nc);
     if (push_part(d, off, na)) return -1;
     if (push_part(d, off + na, nb)) return -1;
     return 0;
@@ -304,6 +307,7 @@ int rsc_ch_nd_order(int32_t n, const size_t *adj_start, const int32_t *adj, doub
     d.start = adj_start;
     d.adj = adj;
     d.perm = order;
+    d.trace = getenv("RSC_CH_TRACE") != NULL;
     for (int32_t v = 0; v < n; v++) order[v] = v;
     if (n <= 2) return 0;
     if (band <= 0 || band > 0.5) band = 0.25;

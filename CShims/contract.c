@@ -689,16 +689,33 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
     for (int32_t g = 0; g < G; g++) start[g + 1] += start[g];
     int32_t *adj = malloc(sizeof(int32_t) * (start[G] + 1));
     if (!adj) { free(start); free(order); free(group); free(member); return RSC_ENOMEM; }
-    for (int32_t g = 0; g < G; g++) {
-        size_t at = start[g];
-        for (int s = 0; s < 2; s++) {
-            const int32_t v = member[2 * g + s];
-            if (v < 0) continue;
-            const entry *o = c->out.pool + c->out.start[v];
-            for (int32_t k = 0; k < c->out.count[v]; k++) adj[at++] = group[local[o[k].node]];
-            const entry *q = c->in.pool + c->in.start[v];
-            for (int32_t k = 0; k < c->in.count[v]; k++) adj[at++] = group[local[q[k].node]];
+    {
+        /* Each neighbouring group once (links both ways and the two arcs of a pair repeat most of them): the flow
+         * networks of the dissection get one arc per neighbour instead of several. */
+        int32_t *seen = malloc(sizeof(int32_t) * (size_t)G);
+        if (!seen) { free(adj); free(start); free(order); free(group); free(member); return RSC_ENOMEM; }
+        for (int32_t g = 0; g < G; g++) seen[g] = -1;
+        size_t at = 0;
+        for (int32_t g = 0; g < G; g++) {
+            start[g] = at; /* <= the old start[g]: the lists only shrink */
+            seen[g] = g;   /* no self loop */
+            for (int s = 0; s < 2; s++) {
+                const int32_t v = member[2 * g + s];
+                if (v < 0) continue;
+                adjacency *lists[2] = {&c->out, &c->in};
+                for (int d = 0; d < 2; d++) {
+                    const entry *o = lists[d]->pool + lists[d]->start[v];
+                    for (int32_t k = 0; k < lists[d]->count[v]; k++) {
+                        const int32_t h = group[local[o[k].node]];
+                        if (seen[h] == g) continue;
+                        seen[h] = g;
+                        adj[at++] = h;
+                    }
+                }
+            }
         }
+        start[G] = at;
+        free(seen);
     }
     free(group);
     const double t_order = seconds();
