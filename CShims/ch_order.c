@@ -10,6 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double cpu_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 enum { CLS_MID = 0, CLS_SOURCE = 1, CLS_SINK = 2 };
 #define FLOW_INF (1 << 30)
@@ -32,6 +39,8 @@ typedef struct {
     int32_t *part_off, *part_len;
     size_t parts, parts_size;
     int trace; /* RSC_CH_TRACE: the big splits on stderr */
+    double flow_time[21], flow_arcs[21]; /* by log2 of the part size */
+    int64_t phases, paths, visits;       /* of the last flow */
 } nd;
 
 static int grow_to(void **p, size_t *size, size_t need, size_t elem) {
@@ -129,12 +138,14 @@ static int flow_arcs(nd *d, int32_t off, int32_t len, int32_t s, int32_t t, int 
 /* Dinic's max flow from s to t over nodes [0, nodes). */
 static void max_flow(nd *d, int32_t nodes, int32_t s, int32_t t) {
     for (;;) {
+        d->phases++;
         for (int32_t u = 0; u < nodes; u++) d->level[u] = -1;
         int32_t head = 0, tail = 0;
         d->level[s] = 0;
         d->queue[tail++] = s;
-        while (head < tail && d->level[t] < 0) {
+        while (head < tail) { /* the whole residual graph: paths of every length are found in one phase */
             const int32_t u = d->queue[head++];
+            d->visits++;
             for (int32_t a = d->fstart[u]; a < d->fstart[u + 1]; a++) {
                 const int32_t v = d->to[a];
                 if (d->cap[a] > 0 && d->level[v] < 0) {
@@ -145,13 +156,16 @@ static void max_flow(nd *d, int32_t nodes, int32_t s, int32_t t) {
         }
         if (d->level[t] < 0) return;
         for (int32_t u = 0; u < nodes; u++) d->iter[u] = d->fstart[u];
-        /* Blocking flow: depth-first paths along increasing levels, dead ends dropped from the level graph. */
+        /* Blocking flow: depth-first paths along strictly increasing levels (not only +1: with the whole residual
+         * graph labelled, paths of every length are found in one phase; the long, parallel augmenting paths across
+         * the dense top took one phase each before), dead ends dropped. The levels still make the admissible graph
+         * acyclic, and the phases end when t is unreachable, so the flow is maximum. */
         for (;;) {
             int32_t u = s, sp = 0;
             while (u != t) {
                 int32_t a = d->iter[u];
                 const int32_t end = d->fstart[u + 1];
-                while (a < end && !(d->cap[a] > 0 && d->level[d->to[a]] == d->level[u] + 1)) a++;
+                while (a < end && !(d->cap[a] > 0 && (d->to[a] == t || d->level[d->to[a]] > d->level[u]))) a++;
                 d->iter[u] = a;
                 if (a == end) {
                     d->level[u] = -1;
@@ -165,6 +179,7 @@ static void max_flow(nd *d, int32_t nodes, int32_t s, int32_t t) {
                 u = d->to[a];
             }
             if (u != t) break;
+            d->paths++;
             int32_t f = FLOW_INF;
             for (int32_t k = 0; k < sp; k++)
                 if (d->cap[d->stack[k]] < f) f = d->cap[d->stack[k]];
@@ -257,7 +272,15 @@ static int split(nd *d, int32_t off, int32_t len, double band) {
     for (int32_t u = 0; u < nodes; u++) d->fstart[u + 1] = d->fstart[u] + d->count[u];
     for (int32_t u = 0; u < nodes; u++) d->iter[u] = d->fstart[u];
     flow_arcs(d, off, len, s, t, 1);
+    const double tf = d->trace ? cpu_seconds() : 0;
     max_flow(d, nodes, s, t);
+    if (d->trace) {
+        const double dt = cpu_seconds() - tf;
+        int b = 0;
+        while (b < 20 && (1 << (b + 1)) <= len) b++;
+        d->flow_time[b] += dt;
+        d->flow_arcs[b] += (double)arcs;
+    }
     /* Residual reachability from the source: level >= 0. */
     for (int32_t u = 0; u < nodes; u++) d->level[u] = -1;
     int32_t head = 0, tail = 0;
@@ -293,7 +316,8 @@ static int split(nd *d, int32_t off, int32_t len, double band) {
     }
     memcpy(d->perm + off, d->tmp, sizeof(int32_t) * (size_t)len);
     if (d->trace && len >= 20000)
-        fprintf(stderr, "nd split %d: sides %d / %d, separator %d\n", len, na, nb, nc);
+        fprintf(stderr, "nd split %d: sides %d / %d, separator %d; %lld phases %lld paths %lld bfs visits, %d flow nodes\n", len, na, nb, nc, (long long)d->phases, (long long)d->paths, (long long)d->visits, nodes);
+    d->phases = d->paths = d->visits = 0;
     if (push_part(d, off, na)) return -1;
     if (push_part(d, off + na, nb)) return -1;
     return 0;
@@ -342,6 +366,10 @@ int rsc_ch_nd_order(int32_t n, const size_t *adj_start, const int32_t *adj, doub
         if (split(&d, off, len, band)) goto done;
     }
     rc = 0;
+    if (d.trace)
+        for (int b = 0; b < 21; b++)
+            if (d.flow_time[b] > 0.05)
+                fprintf(stderr, "nd flows, parts of 2^%d nodes: %.2f s, %.0f arcs\n", b, d.flow_time[b], d.flow_arcs[b]);
 done:
     free(d.mark);
     free(d.loc);
