@@ -95,6 +95,10 @@ enum { STATE_REMAINING = 0, STATE_SELECTED = 1, STATE_CONTRACTED = 2 };
 enum { EAGER_LIMIT = 16 };
 /* Rounds stop (and the serial tail takes over) once a round selects fewer than 1/TAIL_FACTOR of the nodes left. */
 enum { TAIL_FACTOR = 256 };
+/* The hybrid order leaves the rounds once a round selects fewer than 1/SWITCH_FACTOR of the nodes left (was 32 until
+ * the dissection's flows got cheaper: at 1 M edges 16 leaves a bigger but sparser top, 14.1 M links instead of
+ * 15.1 M, and less CPU; docs/routing-preprocessing.md, "Fifth pass"). */
+enum { SWITCH_FACTOR = 16 };
 /* Witness search bounds of the hybrid and nested-dissection orders when the options leave them at 0 (the greedy
  * order's defaults are 20/3 and 200/32, in settle_sim ... hop_con): simulation 10 settled nodes / 2 links,
  * contraction 100 / 16. */
@@ -1170,7 +1174,7 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
     const char *band_env = getenv("RSC_CH_BAND");
     const double band = band_env ? atof(band_env) : 0.25;
     const char *switch_env = getenv("RSC_CH_SWITCH");
-    const int64_t switch_factor = switch_env && atoi(switch_env) > 0 ? atoi(switch_env) : 32;
+    const int64_t switch_factor = switch_env && atoi(switch_env) > 0 ? atoi(switch_env) : SWITCH_FACTOR;
     int e = 0;
     report(c, "priorities", 0); /* reported in every order, so callers see the same phases */
     if (mode != RSC_CH_ORDER_ND) {
