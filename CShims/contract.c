@@ -213,7 +213,8 @@ static void adj_compact(adjacency *a, int32_t n) {
 
 /* ---- links ---- */
 
-static int add_link(ch *c, int32_t u, int32_t w, int32_t cost, int32_t a, int32_t b) {
+/* Appends a link to the link arrays (not to the adjacency lists). Returns its id, or -1 when memory runs out. */
+static int32_t new_link(ch *c, int32_t u, int32_t w, int32_t cost, int32_t a, int32_t b) {
     if (c->links >= (size_t)INT32_MAX) return -1;
     if (c->links == c->links_size) {
         size_t s = c->links_size * 2 + 16;
@@ -237,6 +238,13 @@ static int add_link(ch *c, int32_t u, int32_t w, int32_t cost, int32_t a, int32_
     int64_t h = a < 0 ? 1 : (int64_t)c->hops[a] + c->hops[b];
     c->hops[id] = h > INT32_MAX ? INT32_MAX : (int32_t)h;
     c->alive[id] = 1;
+    return id;
+}
+
+/* A new link u -> w (the shortcut for links a then b; -1, -1 for an original link) in the remaining graph. */
+static int add_link(ch *c, int32_t u, int32_t w, int32_t cost, int32_t a, int32_t b) {
+    const int32_t id = new_link(c, u, w, cost, a, b);
+    if (id < 0) return -1;
     if (adj_append(&c->out, u, (entry){w, cost, id})) return -1;
     if (adj_append(&c->in, w, (entry){u, cost, id})) return -1;
     return 0;
@@ -741,28 +749,59 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
         }
     }
     free(member);
-    /* Marks of u's out-neighbours: stamp and position in u's out list (one record: one cache miss per lookup). */
+    /* The remaining graph, renumbered by position in the order: lists indexed and marks looked up by position,
+     * so the nodes a contraction touches (close in the dissection) are close in memory, and the marks fit a
+     * cache the global arrays do not. The global lists of these nodes are not used again (emptied below). */
+    int32_t *pos = c->argmin; /* scratch, as `local` above */
+    for (int32_t i = 0; i < R; i++) pos[order[i]] = i;
+    adjacency lo, li;
+    memset(&lo, 0, sizeof lo);
+    memset(&li, 0, sizeof li);
     typedef struct {
         int32_t stamp, slot;
     } mark;
-    mark *mk = malloc(sizeof(mark) * (size_t)c->n);
+    mark *mk = NULL;
+    {
+        int32_t *deg = malloc(sizeof(int32_t) * ((size_t)R + 1));
+        if (!deg) { e = RSC_ENOMEM; goto done; }
+        for (int32_t i = 0; i < R; i++) deg[i] = c->out.count[order[i]];
+        int bad = adj_init(&lo, R, deg);
+        for (int32_t i = 0; i < R; i++) deg[i] = c->in.count[order[i]];
+        bad = bad || adj_init(&li, R, deg);
+        free(deg);
+        if (bad) { e = RSC_ENOMEM; goto done; }
+    }
+    for (int32_t i = 0; i < R; i++) {
+        const int32_t v = order[i];
+        const entry *o = c->out.pool + c->out.start[v];
+        entry *lo_i = lo.pool + lo.start[i];
+        for (int32_t k = 0; k < c->out.count[v]; k++) lo_i[k] = (entry){pos[o[k].node], o[k].cost, o[k].link};
+        lo.count[i] = c->out.count[v];
+        const entry *q = c->in.pool + c->in.start[v];
+        entry *li_i = li.pool + li.start[i];
+        for (int32_t k = 0; k < c->in.count[v]; k++) li_i[k] = (entry){pos[q[k].node], q[k].cost, q[k].link};
+        li.count[i] = c->in.count[v];
+        c->out.count[v] = 0;
+        c->in.count[v] = 0;
+    }
+    /* Marks of u's out-neighbours: stamp and position in u's out list (one record: one cache miss per lookup). */
+    mk = malloc(sizeof(mark) * ((size_t)R + 1));
     if (!mk) { e = RSC_ENOMEM; goto done; }
-    for (int32_t v = 0; v < c->n; v++) mk[v].stamp = -1;
+    for (int32_t x = 0; x < R; x++) mk[x].stamp = -1;
     {
         int32_t counter = 0;
-        for (int32_t i = 0; i < R; i++) {
-            const int32_t v = order[i];
-            for (int32_t ki = 0; ki < c->in.count[v]; ki++) {
-                const entry in = c->in.pool[c->in.start[v] + (size_t)ki];
+        for (int32_t v = 0; v < R; v++) {
+            for (int32_t ki = 0; ki < li.count[v]; ki++) {
+                const entry in = li.pool[li.start[v] + (size_t)ki];
                 const int32_t u = in.node;
                 if (u == v) continue;
                 if (++counter == INT32_MAX) {
-                    for (int32_t x = 0; x < c->n; x++) mk[x].stamp = -1;
+                    for (int32_t x = 0; x < R; x++) mk[x].stamp = -1;
                     counter = 1;
                 }
                 {
-                    entry *o = c->out.pool + c->out.start[u];
-                    int32_t cnt = c->out.count[u];
+                    entry *o = lo.pool + lo.start[u];
+                    int32_t cnt = lo.count[u];
                     for (int32_t m = 0; m < cnt; m++) {
                         if (o[m].link == in.link) { /* u -> v leaves the remaining graph with v: drop it here */
                             o[m] = o[--cnt];
@@ -771,18 +810,18 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
                         }
                         mk[o[m].node] = (mark){counter, m};
                     }
-                    c->out.count[u] = cnt;
+                    lo.count[u] = cnt;
                 }
                 const int64_t cin = c->cost[in.link]; /* in-list entry costs may be stale (see below) */
-                for (int32_t ko = 0; ko < c->out.count[v]; ko++) {
-                    const entry out = c->out.pool[c->out.start[v] + (size_t)ko];
+                for (int32_t ko = 0; ko < lo.count[v]; ko++) {
+                    const entry out = lo.pool[lo.start[v] + (size_t)ko];
                     const int32_t w = out.node;
                     if (w == v || w == u) continue;
                     const int64_t sum = cin + out.cost;
                     const int32_t cost = sum > INT32_MAX ? INT32_MAX : (int32_t)sum;
                     const mark mw = mk[w];
                     if (mw.stamp == counter) {
-                        entry *o = c->out.pool + c->out.start[u];
+                        entry *o = lo.pool + lo.start[u];
                         const int32_t m = mw.slot;
                         const int32_t old = o[m].link;
                         if (o[m].cost <= cost) continue;
@@ -799,30 +838,34 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
                             c->hops[old] = h > INT32_MAX ? INT32_MAX : (int32_t)h;
                             continue;
                         }
-                        adj_remove(&c->in, w, old);
+                        adj_remove(&li, w, old);
                         c->alive[old] = 0;
-                        o[m] = o[--c->out.count[u]];
-                        if (m < c->out.count[u]) mk[o[m].node].slot = m;
+                        o[m] = o[--lo.count[u]];
+                        if (m < lo.count[u]) mk[o[m].node].slot = m;
                     }
-                    if (add_link(c, u, w, cost, in.link, out.link)) { e = RSC_ENOMEM; goto done; }
+                    const int32_t id = new_link(c, order[u], order[w], cost, in.link, out.link);
+                    if (id < 0 || adj_append(&lo, u, (entry){w, cost, id}) || adj_append(&li, w, (entry){u, cost, id})) {
+                        e = RSC_ENOMEM;
+                        goto done;
+                    }
                     c->shortcuts++;
-                    mk[w] = (mark){counter, c->out.count[u] - 1};
+                    mk[w] = (mark){counter, lo.count[u] - 1};
                 }
             }
             /* Take v out of the remaining graph (its in-links left their tails' out-lists above). */
-            const entry *outs = c->out.pool + c->out.start[v];
-            for (int32_t k = 0; k < c->out.count[v]; k++)
-                if (outs[k].node != v) adj_remove(&c->in, outs[k].node, outs[k].link);
-            c->out.count[v] = 0;
-            c->in.count[v] = 0;
-            c->state[v] = STATE_CONTRACTED;
-            c->rank[v] = (*next_rank)++;
-            if ((i & 255) == 0) {
+            const entry *outs = lo.pool + lo.start[v];
+            for (int32_t k = 0; k < lo.count[v]; k++)
+                if (outs[k].node != v) adj_remove(&li, outs[k].node, outs[k].link);
+            lo.count[v] = 0;
+            li.count[v] = 0;
+            c->state[order[v]] = STATE_CONTRACTED;
+            c->rank[order[v]] = (*next_rank)++;
+            if ((v & 255) == 0) {
                 if ((e = canceled(c))) goto done;
                 report(c, "contracting", c->n > 0 ? (double)*next_rank / c->n : 1);
-                if ((i & 4095) == 0) {
-                    adj_compact(&c->out, c->n);
-                    adj_compact(&c->in, c->n);
+                if ((v & 4095) == 0) {
+                    adj_compact(&lo, R);
+                    adj_compact(&li, R);
                 }
             }
         }
@@ -831,6 +874,8 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
 done:
     free(order);
     free(mk);
+    adj_free(&lo);
+    adj_free(&li);
     return e;
 }
 
