@@ -8,7 +8,7 @@
  * that avoid the whole set (so contracting the set at once is exact) and are bounded in settled nodes and links
  * followed (a missed witness only adds a shortcut, never loses a path); then the priorities of their neighbours are
  * recomputed in parallel (small neighbourhoods at once, big ones marked stale and simulated again when selected).
- * The dense top of the hierarchy (hybrid order, the default: once a round selects fewer than 1/16 of the nodes left)
+ * The dense top of the hierarchy (hybrid order, the default: once a round selects fewer than 1/32 of the nodes left)
  * is ordered by nested dissection (max-flow separators, CShims/ch_order.c; nodes 2k and 2k + 1, RoadSnap's two arcs
  * of one road edge, are ordered as one node when both are in the top — for other graphs this affects only the order's
  * quality, never exactness) and contracted in that order without
@@ -21,7 +21,7 @@
  * one by one (no pairs); RSC_CH_LIMITS="sim_settle,sim_hops,con_settle,con_hops" overrides the witness bounds; RSC_CH_TAIL=k
  * switches to the serial tail once a round selects fewer than 1/k of the nodes left; RSC_CH_ORDER=greedy|hybrid|nd
  * overrides options.order; RSC_CH_SWITCH=k makes the hybrid order leave the rounds once a round selects fewer than
- * 1/k of the nodes left (default 16); RSC_CH_BAND=f sets the nested dissection's source and sink fraction (default
+ * 1/k of the nodes left (default 32); RSC_CH_BAND=f sets the nested dissection's source and sink fraction (default
  * 0.25); RSC_CH_CORE_DEGREE=d overrides
  * core_degree (0: contract every node); RSC_CH_DUMP=path writes the input graph to path (little-endian int32: node
  * count, link count, starts, targets, costs) and returns RSC_ECANCELED without building, for offline tuning with
@@ -59,7 +59,7 @@ typedef struct rsc_ch_options {
     void *user;
     /* Contraction order (RSC_CH_ORDER_*; 0 = hybrid). Greedy: rounds of independent sets by witness-search priority,
      * then one node at a time; nodes above core_degree stay a core. Hybrid: the rounds while they contract at least
-     * 1/16 of the nodes left, then a nested-dissection order (max-flow separators) for the rest, contracted without
+     * 1/32 of the nodes left, then a nested-dissection order (max-flow separators) for the rest, contracted without
      * witness searches and pruned (no core). ND: the nested-dissection order for every node. */
     int32_t order;
 } rsc_ch_options;
