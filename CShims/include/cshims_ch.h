@@ -9,16 +9,14 @@
  * followed (a missed witness only adds a shortcut, never loses a path); then the priorities of their neighbours are
  * recomputed in parallel (small neighbourhoods at once, big ones marked stale and simulated again when selected).
  * The dense top of the hierarchy (hybrid order, the default: once a round selects fewer than 1/32 of the nodes left)
- * is ordered by nested dissection (max-flow separators, CShims/ch_order.c; nodes 2k and 2k + 1, RoadSnap's two arcs
- * of one road edge, are ordered as one node when both are in the top — for other graphs this affects only the order's
- * quality, never exactness) and contracted in that order without
+ * is ordered by nested dissection (max-flow separators, CShims/ch_order.c) and contracted in that order without
  * witness searches (every in-neighbour linked to every out-neighbour, cheapest kept), then links undercut by a path
  * through higher nodes are dropped; no node is left uncontracted. With the greedy order, the top is contracted one
  * node at a time in order of lazily updated priority instead. Results do not depend on the number of threads.
  *
  * Diagnostics and tuning through the environment (read by rsc_ch_build): RSC_CH_TRACE=1 prints per-phase times to
- * stderr (process CPU time; with the dissection's big splits and flows); RSC_CH_PAIRS=0 orders the top's nodes
- * one by one (no pairs); RSC_CH_LIMITS="sim_settle,sim_hops,con_settle,con_hops" overrides the witness bounds; RSC_CH_TAIL=k
+ * stderr (process CPU time; with the dissection's big splits and flows); RSC_CH_PAIRS=1 orders nodes 2k and 2k + 1
+ * of the top (RoadSnap's two arcs of one road edge) as one node; RSC_CH_LIMITS="sim_settle,sim_hops,con_settle,con_hops" overrides the witness bounds; RSC_CH_TAIL=k
  * switches to the serial tail once a round selects fewer than 1/k of the nodes left; RSC_CH_ORDER=greedy|hybrid|nd
  * overrides options.order; RSC_CH_SWITCH=k makes the hybrid order leave the rounds once a round selects fewer than
  * 1/k of the nodes left (default 32); RSC_CH_BAND=f sets the nested dissection's source and sink fraction (default
