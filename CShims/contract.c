@@ -95,10 +95,10 @@ enum { STATE_REMAINING = 0, STATE_SELECTED = 1, STATE_CONTRACTED = 2 };
 enum { EAGER_LIMIT = 16 };
 /* Rounds stop (and the serial tail takes over) once a round selects fewer than 1/TAIL_FACTOR of the nodes left. */
 enum { TAIL_FACTOR = 256 };
-/* The hybrid order leaves the rounds once a round selects fewer than 1/SWITCH_FACTOR of the nodes left. 16 is ~10 %
- * faster at 1 M edges (a bigger but sparser top: 14.1 M links instead of 15.1 M) with faster queries, but on the
- * Bellevue sample it leaves RoutingAlternativesTests' via-node alternatives at 29 of 60 pairs (the test asks for
- * half), so 32 stays the default; RSC_CH_SWITCH=16 selects it (docs/routing-preprocessing.md, "Fifth pass"). */
+/* The hybrid order leaves the rounds once a round selects fewer than 1/SWITCH_FACTOR of the nodes left. 16 was
+ * ~10 % faster at 1 M edges while the top's arcs were ordered in pairs (RSC_CH_PAIRS=1), not with arcs one by one
+ * (38.8 vs 36.4 s), and it leaves RoutingAlternativesTests' via-node alternatives on the Bellevue sample at 29 of
+ * 60 pairs (the test asks for half): 32 stays (docs/routing-preprocessing.md, "Fifth pass"). */
 enum { SWITCH_FACTOR = 32 };
 /* Witness search bounds of the hybrid and nested-dissection orders when the options leave them at 0 (the greedy
  * order's defaults are 20/3 and 200/32, in settle_sim ... hop_con): simulation 10 settled nodes / 2 links,
