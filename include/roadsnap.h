@@ -296,7 +296,7 @@ typedef struct rs_match_options {
     int32_t max_candidates; /* nearest roads considered per fix, 1..256 (default 8); an edge and its reverse
                              * twin (the same road drawn once per direction) count once */
     double beta;           /* transition scale, metres, up to 10000 (default 3) */
-    double radius;         /* candidate search radius, metres, up to 10000 (default 50) */
+    double radius;         /* candidate search radius, metres, up to 10000 (default 40) */
     double max_gap;        /* a longer time gap between fixes splits the track, seconds, up to 1e7 (default 60;
                             * < 0: never) */
 } rs_match_options;

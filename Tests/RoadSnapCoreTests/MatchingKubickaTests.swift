@@ -75,10 +75,10 @@ import RoadSnapFormats
         let k = try KubickaTrack.load(directory: TestData.fixture("kubicka/00000005"))
         let matcher = try MapMatcher(network: k.network)
         let clean = try matcher.match(k.track).parameters
-        #expect(clean.radius == 50 && clean.sigma < 14)
+        #expect(clean.radius == 40 && clean.sigma < 8)
         #expect(clean.minFixDistance == max(2 * clean.sigma, 6 * clean.sigma - 24))
         let noisy = try matcher.match(Self.noisy(k.track, sigma: 30, seed: 3)).parameters
-        #expect(noisy.sigma > 50 / 3.5 && abs(noisy.radius - 3.5 * noisy.sigma) < 1e-9, "\(noisy.sigma) \(noisy.radius)")
+        #expect(noisy.sigma > 40 / 5 && abs(noisy.radius - 5 * noisy.sigma) < 1e-9, "\(noisy.sigma) \(noisy.radius)")
         // Thinning follows the white noise (about 30 m), not only the smaller road-distance estimate.
         #expect((noisy.minFixDistance ?? 0) > 6 * 27 - 24, "\(noisy.minFixDistance ?? 0)")
         let sparse = try matcher.match(Self.noisy(k.track.subsampled(every: 10), sigma: 30, seed: 3)).parameters
@@ -101,7 +101,11 @@ import RoadSnapFormats
     @Test func oneSecondSampling() throws {
         let m = try Self.mismatch(interval: 0)
         #expect(m.truthLength > 50_000)
-        #expect(m.fraction <= 0.0065, "route mismatch \(m.fraction)")
+        // 0.0077 since the emission's tail starts at 3 sigma (was 2) and the radius is max(40 m, 5 sigma) (was
+        // max(50 m, 3.5 sigma)), which took the sparse Andorra set 7 from 0.87 / 1.64 % to 0.41 / 0.73 % at 30 / 60 s:
+        // track 14's fixes 39-48 drift 20-40 m off the road driven and now follow a road beside the drift
+        // (docs/matching.md, twelfth round).
+        #expect(m.fraction <= 0.0080, "route mismatch \(m.fraction)")
     }
 
     @Test func tenSecondSampling() throws {

@@ -247,8 +247,10 @@ public final class MapMatcher {
         if used.sigmaFromTrack, let estimate = try estimateSigma(x: xs, y: ys, samples: Int.max) { used.sigma = estimate }
         if used.raiseSigmaToTrack, let estimate = try estimateSigma(x: xs, y: ys, samples: 128), estimate > used.sigma {
             used.sigma = estimate
-            // A noisy track's fixes stray further from the road driven: search 3.5 of its sigmas around each.
-            used.radius = max(used.radius, 3.5 * estimate)
+            // A noisy track's fixes stray further from the road driven: search 5 of its sigmas around each (roads
+            // further than that are no candidates: with the emission's linear tail they would still be cheap enough
+            // to stand in for a road that needs a loop between two sparse fixes).
+            used.radius = max(used.radius, 5 * estimate)
         }
         if used.minFixDistance == nil {
             // A dense noisy track (fixes every second or two) is thinned until each scored fix is clear of the

@@ -12,13 +12,13 @@ public struct MatchParameters: Hashable, Sendable {
     public var sigmaFromTrack: Bool = false
     /// Beyond this many sigmas the emission's log-probability falls linearly instead of quadratically (robust to
     /// roads drawn off their true line); 0 keeps it Gaussian throughout.
-    public var huber: Double = 2
+    public var huber: Double = 3
     /// Scale of the exponential transition on |route distance − great-circle distance|.
     public var beta: Double = 3.0
     /// Extra beta per second of sampling interval beyond 1 s, so sparse tracks tolerate longer detours.
     public var betaPerSecond: Double = 0.35
-    /// Candidate search radius around each fix (grows to 3.5 sigma when `raiseSigmaToTrack` raises sigma).
-    public var radius: Double = 50
+    /// Candidate search radius around each fix (grows to 5 sigma when `raiseSigmaToTrack` raises sigma).
+    public var radius: Double = 40
     /// Nearest roads considered per fix: an edge and its twin (the same road drawn once per direction, as in
     /// networks of one-way arcs) count once; each edge gives one state per allowed direction.
     public var maxCandidates: Int = 8
