@@ -10,13 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double cpu_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 enum { CLS_MID = 0, CLS_SOURCE = 1, CLS_SINK = 2 };
 #define FLOW_INF (1 << 30)
@@ -272,10 +265,10 @@ static int split(nd *d, int32_t off, int32_t len, double band) {
     for (int32_t u = 0; u < nodes; u++) d->fstart[u + 1] = d->fstart[u] + d->count[u];
     for (int32_t u = 0; u < nodes; u++) d->iter[u] = d->fstart[u];
     flow_arcs(d, off, len, s, t, 1);
-    const double tf = d->trace ? cpu_seconds() : 0;
+    const double tf = d->trace ? rsc_ch_cpu_seconds() : 0;
     max_flow(d, nodes, s, t);
     if (d->trace) {
-        const double dt = cpu_seconds() - tf;
+        const double dt = rsc_ch_cpu_seconds() - tf;
         int b = 0;
         while (b < 20 && (1 << (b + 1)) <= len) b++;
         d->flow_time[b] += dt;

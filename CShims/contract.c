@@ -516,13 +516,6 @@ static int parallel(ch *c, task fn, int32_t *items, int32_t count) {
 
 /* ---- the build ---- */
 
-/* The trace's clock: the process's CPU time (the machine is often shared; wall time would measure the load). */
-static double seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void report(ch *c, const char *phase, double fraction) {
     if (c->opt.progress) c->opt.progress(c->opt.user, phase, fraction < 0 ? 0 : fraction > 1 ? 1 : fraction);
 }
@@ -733,12 +726,12 @@ static int nd_top(ch *c, int32_t *next_rank, double band) {
         free(seen);
     }
     free(group);
-    const double t_order = seconds();
+    const double t_order = rsc_ch_cpu_seconds();
     const int rc = rsc_ch_nd_order(G, start, adj, band, order, nd_canceled, c);
     free(start);
     free(adj);
     if (rc) { free(order); free(member); return rc > 0 ? (canceled(c) ? canceled(c) : RSC_ECANCELED) : RSC_ENOMEM; }
-    if (getenv("RSC_CH_TRACE")) fprintf(stderr, "nested-dissection order of %d nodes (%d parts): %.3f s\n", R, G, seconds() - t_order);
+    if (getenv("RSC_CH_TRACE")) fprintf(stderr, "nested-dissection order of %d nodes (%d parts): %.3f s\n", R, G, rsc_ch_cpu_seconds() - t_order);
     {
         int32_t *full = realloc(order, sizeof(int32_t) * (size_t)R);
         if (!full) { free(order); free(member); return RSC_ENOMEM; }
@@ -1232,7 +1225,7 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
     report(c, "priorities", 1);
 
     int32_t next_rank = 0, round = 0;
-    const double tstart = seconds();
+    const double tstart = rsc_ch_cpu_seconds();
     const char *trace_env = getenv("RSC_CH_TRACE");
     const int trace = trace_env ? atoi(trace_env) : 0;
     double tsel = 0, tcon = 0, tapp = 0, tpri = 0;
@@ -1244,7 +1237,7 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
         if ((e = canceled(c))) return e;
         /* Select the local minima. A selected node whose priority was an estimate is simulated again and stays
          * selected only if its priority did not rise (dropping nodes keeps the set independent). */
-        double t0 = seconds();
+        double t0 = rsc_ch_cpu_seconds();
         if ((e = parallel(c, task_argmin, c->remaining, c->remaining_len))) return e;
         if ((e = parallel(c, task_select, c->remaining, c->remaining_len))) return e;
         c->selected_len = 0;
@@ -1284,14 +1277,14 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
             for (int32_t i = 0; i < c->remaining_len; i++)
                 if (c->state[c->remaining[i]] != STATE_CONTRACTED) c->remaining[kept++] = c->remaining[i];
             c->remaining_len = kept;
-            if (trace) fprintf(stderr, "serial tail done: round %d core %d, %.3f s\n", round, kept, seconds() - t0);
+            if (trace) fprintf(stderr, "serial tail done: round %d core %d, %.3f s\n", round, kept, rsc_ch_cpu_seconds() - t0);
             break;
         }
-        double t1 = seconds();
+        double t1 = rsc_ch_cpu_seconds();
         if ((e = parallel(c, task_contract, c->selected, c->selected_len))) return e;
-        double t2 = seconds();
+        double t2 = rsc_ch_cpu_seconds();
         if ((e = apply_round(c, round, &next_rank))) return e;
-        double t3 = seconds();
+        double t3 = rsc_ch_cpu_seconds();
         /* Small neighbourhoods are simulated again now, big ones when they are next selected. */
         int32_t eager = 0;
         for (int32_t i = 0; i < c->touched_len; i++) {
@@ -1304,7 +1297,7 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
             }
         }
         if ((e = parallel(c, task_priority, c->touched, eager))) return e;
-        double t4 = seconds();
+        double t4 = rsc_ch_cpu_seconds();
         if (trace) {
             tsel += t1 - t0; tcon += t2 - t1; tapp += t3 - t2; tpri += t4 - t3;
             if (trace > 1 || (round % 50) == 0)
@@ -1323,22 +1316,22 @@ static int build(ch *c, const int32_t *starts, const int32_t *targets, const int
         report(c, "contracting", n > 0 ? (double)next_rank / n : 1);
     }
     if (mode != RSC_CH_ORDER_GREEDY && c->remaining_len > 0) {
-        const double t0 = seconds();
+        const double t0 = rsc_ch_cpu_seconds();
         const int32_t rounds_left = c->remaining_len;
         top_start = next_rank;
         if ((e = nd_top(c, &next_rank, band))) return e;
-        const double t1 = seconds();
+        const double t1 = rsc_ch_cpu_seconds();
         const int64_t before = c->shortcuts;
         const int64_t dropped = prune_top(c, top_start);
         if (dropped < 0) return canceled(c) ? canceled(c) : RSC_ENOMEM;
         if (trace)
             fprintf(stderr, "nested dissection: %d nodes after %d rounds, %.3f s order + contract, %.3f s prune (%lld of the links among them dropped), %lld shortcuts\n",
-                    rounds_left, round, t1 - t0, seconds() - t1, (long long)dropped, (long long)before);
+                    rounds_left, round, t1 - t0, rsc_ch_cpu_seconds() - t1, (long long)dropped, (long long)before);
     }
     report(c, "contracting", 1);
     if ((e = canceled(c))) return e;
     r->rounds = round;
-    if (trace) fprintf(stderr, "contraction: %d rounds, %.3f s since the first round\n", round, seconds() - tstart);
+    if (trace) fprintf(stderr, "contraction: %d rounds, %.3f s since the first round\n", round, rsc_ch_cpu_seconds() - tstart);
     r->core_size = c->remaining_len;
     r->shortcut_count = c->shortcuts;
 

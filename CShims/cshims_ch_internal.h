@@ -5,6 +5,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
+
+/* The routing build's trace clock (RSC_CH_TRACE): the process's CPU time in seconds (the machine is often shared;
+ * wall time would measure the load). */
+static inline double rsc_ch_cpu_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* Nested-dissection order of the undirected graph whose neighbours of node v are adj[adj_start[v] ..<
  * adj_start[v + 1]] (each link listed at both ends; repeats and self loops are ignored). Recursively: split into
