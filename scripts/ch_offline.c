@@ -3,12 +3,12 @@
  * hierarchy from a graph written by RSC_CH_DUMP, checks it against Dijkstra and times pure-C queries.
  *
  *   RSC_CH_DUMP=/tmp/t4.bin .build/release/Benchmarks preprocess tiles=4 grid=   # writes the turn graph, stops
- *   cc -O2 -ICShims/include -ICShims scripts/ch_offline.c CShims/contract.c CShims/ch_order.c -o /tmp/ch_offline -lpthread
+ *   cc -O2 -ICShims/include -ICShims scripts/ch_offline.c CShims/contract.c CShims/ch_order.c CShims/ch_query.c -o /tmp/ch_offline -lpthread
  *   [RSC_CH_TRACE=1 RSC_CH_ORDER=hybrid|greedy|nd RSC_CH_SWITCH=k RSC_CH_BAND=f RSC_CH_LIMITS=... RSC_CH_CORE_DEGREE=...]
  *       /tmp/ch_offline /tmp/t4.bin [threads] [core] [sources]
  *
  * Prints build time, shortcuts, core size, then `sources` random sources x 20 random targets: hierarchy cost (node to
- * node, bidirectional upward search with stall-on-demand) against a full Dijkstra per source, and query p50/p99.
+ * node, the engine's bidirectional upward search with stall-on-demand, rsc_ch_search_run) against a full Dijkstra per source, and query p50/p99.
  * Dump format (little endian int32): node count n, link count m, starts[n + 1], targets[m], costs[m].
  */
 #include "cshims.h"
@@ -120,13 +120,14 @@ int main(int argc, char **argv) {
            "shortcuts %lld core %d rounds %d up %d down %d\n", n, m, t1 - t0, c1 - c0, n / (c1 - c0), n / 2 / (c1 - c0),
            (long long)r.shortcut_count, r.core_size, r.rounds, r.up_count, r.down_count);
     heap = malloc(sizeof(item) * ((size_t)m + (size_t)r.up_count + (size_t)r.down_count + 16));
-    int64_t *dist = malloc(8 * (size_t)n), *fwd = malloc(8 * (size_t)n), *bwd = malloc(8 * (size_t)n);
-    int32_t *touched = malloc(4 * (size_t)n);
+    int64_t *dist = malloc(8 * (size_t)n);
+    rsc_ch_search *search = rsc_ch_search_create(n);
+    long settled = 0;
+    const rsc_ch_view view = {n, r.up_start, r.up_target, r.up_cost, r.up_link,
+                              r.down_start, r.down_source, r.down_cost, r.down_link};
     double *times = malloc(sizeof(double) * (size_t)sources * 20 + 8);
     double *cpu_times = malloc(sizeof(double) * (size_t)sources * 20 + 8);
-    for (int32_t i = 0; i < n; i++) fwd[i] = bwd[i] = INT64_MAX;
     int mismatches = 0, queries = 0;
-    long settled = 0;
     for (int p = 0; p < sources; p++) {
         const int32_t s = (int32_t)(next_random() % (uint64_t)n);
         for (int32_t i = 0; i < n; i++) dist[i] = INT64_MAX;
@@ -147,46 +148,15 @@ int main(int argc, char **argv) {
         for (int q = 0; q < 20; q++) {
             const int32_t t = (int32_t)(next_random() % (uint64_t)n);
             const double a = now(), ca = cpu_now();
-            int32_t nt = 0;
-            heap_len = 0;
-            fwd[s] = 0;
-            touched[nt++] = s;
-            push(0, 2 * s);
-            if (bwd[t] == INT64_MAX && t != s) touched[nt++] = t;
-            bwd[t] = 0;
-            push(0, 2 * t + 1);
-            int64_t best = INT64_MAX;
-            while (heap_len) {
-                const item x = pop();
-                if (x.key >= best) break;
-                const int32_t v = x.node >> 1;
-                const int backward = x.node & 1;
-                int64_t *mine = backward ? bwd : fwd, *other = backward ? fwd : bwd;
-                if (x.key > mine[v]) continue;
-                settled++;
-                if (other[v] != INT64_MAX && x.key + other[v] < best) best = x.key + other[v];
-                /* Stall on demand: a higher node reaches v cheaper. Then relax upward (forward) or downward links. */
-                const int32_t *stall_start = backward ? r.up_start : r.down_start;
-                const int32_t *stall_node = backward ? r.up_target : r.down_source;
-                const int32_t *stall_cost = backward ? r.up_cost : r.down_cost;
-                int stalled = 0;
-                for (int32_t k = stall_start[v]; k < stall_start[v + 1] && !stalled; k++)
-                    stalled = mine[stall_node[k]] != INT64_MAX && mine[stall_node[k]] + stall_cost[k] < x.key;
-                if (stalled) continue;
-                const int32_t *go_start = backward ? r.down_start : r.up_start;
-                const int32_t *go_node = backward ? r.down_source : r.up_target;
-                const int32_t *go_cost = backward ? r.down_cost : r.up_cost;
-                for (int32_t k = go_start[v]; k < go_start[v + 1]; k++) {
-                    const int32_t w = go_node[k];
-                    const int64_t y = x.key + go_cost[k];
-                    if (y < mine[w]) {
-                        if (fwd[w] == INT64_MAX && bwd[w] == INT64_MAX) touched[nt++] = w;
-                        mine[w] = y;
-                        push(y, 2 * w + backward);
-                    }
-                }
+            /* The engine's own query (CShims/ch_query.c): node to node, stall-on-demand. */
+            const rsc_ch_end from = {s, -1, 0}, to = {t, -2, 0};
+            rsc_ch_meeting met;
+            if (rsc_ch_search_run(search, &view, &from, 1, &to, 1, INT64_MAX, -1, &met) != RSC_OK) {
+                fprintf(stderr, "query failed\n");
+                return 1;
             }
-            for (int32_t i = 0; i < nt; i++) fwd[touched[i]] = bwd[touched[i]] = INT64_MAX;
+            const int64_t best = met.best;
+            settled += met.settled;
             cpu_times[queries] = cpu_now() - ca;
             times[queries++] = now() - a;
             if (best != dist[t] && ++mismatches <= 5)
@@ -199,6 +169,7 @@ int main(int argc, char **argv) {
         printf("queries %d mismatches %d p50 %.3f ms p99 %.3f ms wall, p50 %.3f ms p99 %.3f ms cpu, settled %.0f per query\n",
                queries, mismatches, times[queries / 2] * 1e3, times[queries * 99 / 100] * 1e3, cpu_times[queries / 2] * 1e3,
                cpu_times[queries * 99 / 100] * 1e3, (double)settled / queries);
+    rsc_ch_search_destroy(search);
     rsc_ch_result_free(&r);
     return mismatches ? 1 : 0;
 }

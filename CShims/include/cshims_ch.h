@@ -103,6 +103,57 @@ int rsc_ch_build(int32_t node_count, const int32_t *starts, const int32_t *targe
 /* Frees the arrays of a result and zeroes it; NULL or a zeroed result is a no-op. */
 void rsc_ch_result_free(rsc_ch_result *result);
 
+/* The arrays a query reads (those of rsc_ch_result, or the same read in place from a compiled map), borrowed: they
+ * must outlive every search run on them and not change. Contents are trusted (a compiled map checksums them). */
+typedef struct rsc_ch_view {
+    int32_t node_count;
+    const int32_t *up_start, *up_target, *up_cost, *up_link;         /* up_start: node_count + 1 entries */
+    const int32_t *down_start, *down_source, *down_cost, *down_link; /* down_start: node_count + 1 entries */
+} rsc_ch_view;
+
+/* Where a search starts (forward) or ends (backward): a node, the cost already spent (>= 0) and the predecessor
+ * recorded for it (the caller's marker: e.g. -1 for a source, -2 - target for a target-entering node). */
+typedef struct rsc_ch_end {
+    int32_t node;
+    int32_t pred;
+    int64_t cost;
+} rsc_ch_end;
+
+/* Result of one search: the best meeting cost (INT64_MAX: none; `direct` counted), its node (-1: none found by the
+ * search, so `direct` if best < INT64_MAX), and the nodes taken from the two heaps (stalled ones included: the
+ * search space, a statistic). */
+typedef struct rsc_ch_meeting {
+    int64_t best;
+    int32_t meet;
+    int32_t settled;
+} rsc_ch_meeting;
+
+/* Scratch space of one search at a time on hierarchies of `node_count` nodes (labels reset in O(1) per search).
+ * Returns an owned workspace (free with rsc_ch_search_destroy) or NULL on a negative count or out of memory. */
+typedef struct rsc_ch_search rsc_ch_search;
+rsc_ch_search *rsc_ch_search_create(int32_t node_count);
+/* Frees a workspace; NULL is a no-op. */
+void rsc_ch_search_destroy(rsc_ch_search *search);
+
+/* One bidirectional search: forward upward from `sources`, backward (down links followed in reverse) from
+ * `targets`. `direct` is a path cost known without the search (INT64_MAX: none). With bound < 0 it stops once neither
+ * frontier can improve the best meeting, stalling on demand (the cheapest path); with bound >= 0 it runs without
+ * stalling until both frontiers pass `bound`, and the nodes settled forward are kept in order
+ * (rsc_ch_search_settled): every node both searches reach within the bound keeps its exact labels (via paths).
+ * Labels and predecessors stay readable until the next run. Returns RSC_OK with *out set, RSC_EINVAL on NULL, a
+ * view of another node count, an end out of range or a negative cost, RSC_ENOMEM when the heap cannot grow (the
+ * labels are then incomplete). */
+int rsc_ch_search_run(rsc_ch_search *search, const rsc_ch_view *hierarchy, const rsc_ch_end *sources,
+                      size_t source_count, const rsc_ch_end *targets, size_t target_count, int64_t direct,
+                      int64_t bound, rsc_ch_meeting *out);
+/* The last run's label of `node` (forward when backward == 0), INT64_MAX when the run did not reach it or it is out
+ * of range. */
+int64_t rsc_ch_search_label(const rsc_ch_search *search, int backward, int32_t node);
+/* The last run's predecessor of `node` (the link it was reached by, or the end's `pred`); -1 when not reached. */
+int32_t rsc_ch_search_pred(const rsc_ch_search *search, int backward, int32_t node);
+/* The nodes the last bounded run settled forward, in order (*count of them; borrowed until the next run). */
+const int32_t *rsc_ch_search_settled(const rsc_ch_search *search, size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

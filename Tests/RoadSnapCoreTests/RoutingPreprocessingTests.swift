@@ -37,6 +37,27 @@ import Testing
         #expect(ch.shortcutCount > 0)
     }
 
+    /// The C search (`rsc_ch_search_run`) answers as Dijkstra does with a workspace of the hierarchy's size, and
+    /// refuses one sized for another hierarchy (no route rather than a read out of bounds). Monaco.
+    @Test func hierarchySearchRefusesAWorkspaceOfAnotherSize() throws {
+        let router = try RoutingTestData.router(RoutingTestData.monaco)
+        let prepared = router.profile(RoutingOptions())
+        let ch = try #require(prepared.hierarchy)
+        let g = prepared.graph
+        let right = SearchSpace(count: g.arcCount), wrong = SearchSpace(count: g.arcCount - 1)
+        var found = 0
+        for a in stride(from: 0, to: g.arcCount, by: 151) {
+            let b = (a * 7 + 1_001) % g.arcCount
+            let ends = SearchEnds(graph: g, from: [ArcPlace(arc: a, fraction: 0.5)], to: [ArcPlace(arc: b, fraction: 0.5)])
+            let reference = TurnDijkstra.route(g, ends, space: right)?.cost
+            #expect(ch.route(ends, space: right)?.cost == reference)
+            guard reference != nil else { continue }
+            found += 1
+            #expect(ch.route(ends, space: wrong) == nil)
+        }
+        #expect(found > 10)
+    }
+
     /// The rounds are deterministic: one thread and two threads build identical arrays (Monaco).
     @Test func hierarchyIsTheSameOnOneAndTwoThreads() throws {
         let router = try RoutingTestData.router(RoutingTestData.monaco)

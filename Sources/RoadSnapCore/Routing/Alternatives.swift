@@ -207,20 +207,17 @@ extension ContractionHierarchy {
     func viaPaths(_ ends: SearchEnds, space: SearchSpace, bound: Int64, limit: Int, avoiding: Set<Int>)
         -> [(arcs: [Int], via: Int)]
     {
-        var f = space.forward, b = space.backward
-        space.forward = SearchLabels(count: 0); space.backward = SearchLabels(count: 0)
-        defer { space.forward = f; space.backward = b }
-        let settled = search(ends, &f, &b, stop: .beyond(bound: bound)).settled
+        guard let w = space.hierarchySearch, search(ends, w, stop: .beyond(bound: bound)) != nil else { return [] }
         var via: [(cost: Int64, arc: Int)] = []
-        for v in settled where !avoiding.contains(v) {
-            let fv = f.label(v), bv = b.label(v)
+        for v in w.settled where !avoiding.contains(v) {
+            let fv = w.label(v, backward: false), bv = w.label(v, backward: true)
             if fv < .max, bv < .max, fv + bv <= bound { via.append((fv + bv, v)) }
         }
         via.sort { $0.cost < $1.cost || ($0.cost == $1.cost && $0.arc < $1.arc) }
         var covered = Set<Int>()
         var paths: [(arcs: [Int], via: Int)] = []
         for (_, meet) in via where paths.count < limit && !covered.contains(meet) {
-            guard let path = path(meeting: meet, f, b) else { continue }
+            guard let path = path(meeting: meet, w) else { continue }
             covered.formUnion(path.arcs)
             paths.append((path.arcs, path.meetIndex))
         }

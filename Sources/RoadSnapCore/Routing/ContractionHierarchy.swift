@@ -8,7 +8,7 @@ import RoadSnapBridge
 /// loses a path); once rounds contract few nodes, the rest (the dense top) is ordered by nested dissection
 /// (`CShims/ch_order.c`, max-flow separators) and contracted without witness searches, customizable-CH style, then
 /// links that a path through higher nodes undercuts are dropped. Queries are bidirectional upward searches with
-/// stall-on-demand.
+/// stall-on-demand, in C (`CShims/ch_query.c`).
 ///
 /// Query-time representation: the flat `Int32` arrays below, nothing else (so they can be stored in a file and used
 /// in place). Nodes are turn-graph nodes (arcs); links are the turn graph's turns in `TurnGraph` order (link k is
@@ -88,13 +88,10 @@ final class ContractionHierarchy: Sendable {
 
     /// Cheapest path between the ends (same costs as `TurnDijkstra.route`), or nil.
     func route(_ ends: SearchEnds, space: SearchSpace) -> SearchPath? {
-        var f = space.forward, b = space.backward
-        space.forward = SearchLabels(count: 0); space.backward = SearchLabels(count: 0)
-        defer { space.forward = f; space.backward = b }
-        let found = search(ends, &f, &b, stop: .atBestMeeting)
-        guard found.best < .max else { return nil }
+        guard let w = space.hierarchySearch, let found = search(ends, w, stop: .atBestMeeting),
+              found.best < .max else { return nil }
         guard found.meet >= 0 else { return ends.direct.map { SearchPath(cost: $0.cost, arcs: [$0.arc]) } }
-        guard let path = path(meeting: found.meet, f, b) else { return nil }
+        guard let path = path(meeting: found.meet, w) else { return nil }
         return SearchPath(cost: found.best, arcs: path.arcs)
     }
 
@@ -103,92 +100,52 @@ final class ContractionHierarchy: Sendable {
         /// When neither frontier can improve the best meeting: the cheapest path. Stalls on demand.
         case atBestMeeting
         /// Past the meeting point, when both frontiers exceed `bound`, without stalling (every arc both searches
-        /// reach within the bound keeps its exact labels): for via paths. The arcs settled forward are returned.
+        /// reach within the bound keeps its exact labels): for via paths. The arcs settled forward are kept
+        /// (`HierarchySearch.settled`).
         case beyond(bound: Int64)
     }
 
-    /// The one bidirectional search over the hierarchy (forward upward from the sources, backward upward from the
-    /// targets; backward labels keep the target arc reached through `pred` = -2 - target), used by `route` and
-    /// `viaPaths`. Returns the best meeting cost (`ends.direct` counted; .max for none), its arc (-1: none, or the
-    /// direct path) and, for `.beyond`, the arcs settled forward in order.
-    func search(_ ends: SearchEnds, _ f: inout SearchLabels, _ b: inout SearchLabels, stop: SearchStop)
-        -> (best: Int64, meet: Int, settled: [Int])
-    {
-        f.reset(); b.reset()
-        for s in ends.sources { f.improve(Int(s.arc), s.cost, pred: -1) }
-        for t in ends.targets { b.improve(Int(t.arc), t.cost, pred: -2 - t.target) }
+    /// The one bidirectional search over the hierarchy, in C (`rsc_ch_search_run`: forward upward from the sources,
+    /// backward upward from the targets; backward labels keep the target arc reached through `pred` = -2 - target),
+    /// used by `route` and `viaPaths`. Returns the best meeting cost (`ends.direct` counted; .max for none) and its arc
+    /// (-1: none, or the direct path); nil when the search could not run (out of memory). Labels stay in `w`.
+    func search(_ ends: SearchEnds, _ w: HierarchySearch, stop: SearchStop) -> (best: Int64, meet: Int)? {
         let bound: Int64?
         switch stop {
         case .atBestMeeting: bound = nil
-        case let .beyond(limit): bound = limit
+        case let .beyond(limit): bound = max(0, limit)
         }
-        let stalls = bound == nil
-        var best = ends.direct?.cost ?? .max
-        var meet = -1
-        var settled: [Int] = []
-        while true {
-            let fk = f.heap.minKey, bk = b.heap.minKey
-            if let bound { if min(fk, bk) > bound { break } } else if min(fk, bk) >= best { break }
-            if fk <= bk {
-                let (d, v32) = f.heap.pop()
-                let v = Int(v32)
-                if d > f.cost[v] { continue }
-                let other = b.label(v)
-                if other < .max, d + other < best { best = d + other; meet = v }
-                if !stalls { settled.append(v) }
-                // Stall on demand: a higher node reaches v cheaper.
-                if stalls {
-                    var stalled = false
-                    for k in Int(downStart[v])..<Int(downStart[v + 1]) {
-                        let du = f.label(Int(downSource[k]))
-                        if du < .max, du + Int64(downCost[k]) < d { stalled = true; break }
-                    }
-                    if stalled { continue }
-                }
-                for k in Int(upStart[v])..<Int(upStart[v + 1]) {
-                    f.improve(Int(upTarget[k]), d + Int64(upCost[k]), pred: upLink[k])
-                }
-            } else {
-                let (d, v32) = b.heap.pop()
-                let v = Int(v32)
-                if d > b.cost[v] { continue }
-                let other = f.label(v)
-                if other < .max, d + other < best { best = d + other; meet = v }
-                if stalls {
-                    var stalled = false
-                    for k in Int(upStart[v])..<Int(upStart[v + 1]) {
-                        let dw = b.label(Int(upTarget[k]))
-                        if dw < .max, dw + Int64(upCost[k]) < d { stalled = true; break }
-                    }
-                    if stalled { continue }
-                }
-                for k in Int(downStart[v])..<Int(downStart[v + 1]) {
-                    b.improve(Int(downSource[k]), d + Int64(downCost[k]), pred: downLink[k])
-                }
-            }
-        }
-        return (best, meet, settled)
+        return w.run(hierarchyNodeCount: nodeCount, upStart: upStart.baseAddress, upTarget: upTarget.baseAddress, upCost: upCost.baseAddress,
+                     upLink: upLink.baseAddress, downStart: downStart.baseAddress,
+                     downSource: downSource.baseAddress, downCost: downCost.baseAddress,
+                     downLink: downLink.baseAddress,
+                     sources: ends.sources.map { ($0.arc, $0.cost, -1) },
+                     targets: ends.targets.map { ($0.arc, $0.cost, -2 - $0.target) },
+                     direct: ends.direct?.cost ?? .max, bound: bound)
     }
 
     /// The arcs of the path through arc `meet` after `search`: the forward tree's links back to a source arc, the
     /// backward tree's links down to a target-entering arc (unpacked), then the target arc; with the index of
     /// `meet` in it. Nil when the labels do not lead from a source to a target.
-    func path(meeting meet: Int, _ f: SearchLabels, _ b: SearchLabels) -> (arcs: [Int], meetIndex: Int)? {
+    func path(meeting meet: Int, _ w: HierarchySearch) -> (arcs: [Int], meetIndex: Int)? {
         var links: [Int32] = []
         var v = meet
         var steps = 0
-        while f.pred[v] >= 0, steps < nodeCount {
-            links.append(f.pred[v]); v = Int(linkTail[Int(f.pred[v])]); steps += 1
+        while w.pred(v, backward: false) >= 0, steps < nodeCount {
+            let l = w.pred(v, backward: false)
+            links.append(l); v = Int(linkTail[Int(l)]); steps += 1
         }
         var arcs = [v]
         for l in links.reversed() { unpack(l, into: &arcs) }
         let meetIndex = arcs.count - 1
         v = meet
-        while b.pred[v] >= 0, steps < 2 * nodeCount {
-            unpack(b.pred[v], into: &arcs); v = Int(linkHead[Int(b.pred[v])]); steps += 1
+        while w.pred(v, backward: true) >= 0, steps < 2 * nodeCount {
+            let l = w.pred(v, backward: true)
+            unpack(l, into: &arcs); v = Int(linkHead[Int(l)]); steps += 1
         }
-        guard b.pred[v] <= -2 else { return nil }
-        arcs.append(Int(-2 - b.pred[v]))
+        let end = w.pred(v, backward: true)
+        guard end <= -2 else { return nil }
+        arcs.append(Int(-2 - end))
         return (arcs, meetIndex)
     }
 

@@ -1,3 +1,5 @@
+import RoadSnapBridge
+
 /// A point on an arc where a search starts or ends: `fraction` of the arc in its travel direction.
 struct ArcPlace: Hashable, Sendable {
     var arc: Int
@@ -115,18 +117,18 @@ struct SearchLabels {
     }
 }
 
-/// Per-query scratch space (one per concurrent query; handed out by the router's pool).
+/// Per-query scratch space (one per concurrent query; handed out by the router's pool), each part made on first use.
 final class SearchSpace: @unchecked Sendable {
-    var forward: SearchLabels
-    var backward: SearchLabels
+    let count: Int
+    /// Labels of the plain Dijkstra.
+    lazy var forward = SearchLabels(count: count)
     /// Generation-stamped marks of target-entering arcs, with an index into `SearchEnds.targets`.
-    var targetMark: [UInt32]
-    var targetFirst: [Int32]
+    lazy var targetMark = [UInt32](repeating: 0, count: count)
+    lazy var targetFirst = [Int32](repeating: -1, count: count)
+    /// The contraction hierarchy's search (C); nil when memory runs out.
+    lazy var hierarchySearch: HierarchySearch? = HierarchySearch(nodeCount: count)
 
-    init(count: Int) {
-        forward = SearchLabels(count: count); backward = SearchLabels(count: count)
-        targetMark = [UInt32](repeating: 0, count: count); targetFirst = [Int32](repeating: -1, count: count)
-    }
+    init(count: Int) { self.count = count }
 }
 
 /// Plain Dijkstra on the turn graph: the reference for the contraction hierarchy, and the fallback algorithm.
