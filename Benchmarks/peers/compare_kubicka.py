@@ -9,7 +9,7 @@ which times the match call alone on the same subsampled fixes.
 
 USAGE (the peers' venv, see ../shared/tools/peers/match_peers.py SETUP):
   /tmp/roadsnap-peers/.venv/bin/python Benchmarks/peers/compare_kubicka.py BIN WORK SRC_DIR [SRC_DIR...]
-        [--rates 1,10,30,60] [--peers osrm_mld,valhalla,fastmm] [--ids a,b] [--no-peers] [--reuse-peers]
+        [--rates 1,10,30,60] [--peers osrm_mld,valhalla,fastmm] [--ids a,b] [--no-peers] [--reuse-peers] [--span]
   SRC_DIR holds <id>/<id>.{nodes,arcs,route,track} folders (subset/, and more50.tar.xz unpacked outside the repo).
 Prints per rate the length-weighted and mean route mismatch of every matcher and the peers' points/s (by the wall
 clock, and by CPU time: each track's wall time scaled by its run's CPU share), and writes
@@ -17,6 +17,7 @@ WORK/compare.json with the per-track figures.
 """
 import argparse
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,63 @@ def subsample(points, interval):
         last = p[2]
         out.append(p)
     return out
+
+
+def span_truth(track, slack=10.0):
+    """The track's true route cut to the stretch its fixes span: from the projection of the first fix onto the route
+    to that of the last (the peers' reader trims only the first and last arc, so a route that starts arcs before the
+    first fix, or a subsampled track whose last kept fix lies arcs before the route's end, counts route no fix saw).
+    The first fix is placed at the earliest point of the route within `slack` metres of its nearest one, the last fix
+    at the latest such point (routes that pass a place twice). Returns a new truth dict."""
+    lines = track["truth"]["lines"]
+    pts = track["points"]
+    lat0 = pts[0][1]
+    kx, ky = 111320.0 * math.cos(math.radians(lat0)), 110540.0
+    segs = []  # (line index, vertex index, along-route start metres, ax, ay, bx, by)
+    along = 0.0
+    for li, line in enumerate(lines):
+        for vi in range(len(line) - 1):
+            ax, ay = line[vi][0] * kx, line[vi][1] * ky
+            bx, by = line[vi + 1][0] * kx, line[vi + 1][1] * ky
+            segs.append((li, vi, along, ax, ay, bx, by))
+            along += math.hypot(bx - ax, by - ay)
+    if not segs:
+        return track["truth"]
+
+    def places(p):
+        px, py = p[0] * kx, p[1] * ky
+        out = []
+        for li, vi, s0, ax, ay, bx, by in segs:
+            dx, dy = bx - ax, by - ay
+            l2 = dx * dx + dy * dy
+            u = 0.0 if l2 == 0 else min(1.0, max(0.0, ((px - ax) * dx + (py - ay) * dy) / l2))
+            out.append((math.hypot(ax + u * dx - px, ay + u * dy - py), s0 + u * math.sqrt(l2), li, vi, u))
+        near = min(o[0] for o in out)
+        return [o for o in out if o[0] <= near + slack]
+
+    head = min(places(pts[0]), key=lambda o: o[1])
+    tail = max(places(pts[-1]), key=lambda o: o[1])
+    if tail[1] <= head[1]:
+        return track["truth"]
+
+    def point(li, vi, u):
+        a, b = lines[li][vi], lines[li][vi + 1]
+        return [a[0] + u * (b[0] - a[0]), a[1] + u * (b[1] - a[1])]
+
+    cut = []
+    for li in range(head[2], tail[2] + 1):
+        line = lines[li]
+        first = head[3] if li == head[2] else 0
+        last = tail[3] if li == tail[2] else len(line) - 2
+        if last < first:
+            continue
+        seg = [point(li, head[3], head[4]) if li == head[2] else line[first]]
+        seg += [line[v] for v in range(first + 1, last + 1)]
+        seg.append(point(li, tail[3], tail[4]) if li == tail[2] else line[last + 1])
+        if len(seg) >= 2:
+            cut.append(seg)
+    length = sum(mp.polyline_length(l) for l in cut)
+    return {"lines": cut, "geometry": cut[0] if cut else [], "length_m": length}
 
 
 def roadsnap(bin_, work, tid, tdir, per_rate):
@@ -83,6 +141,9 @@ def main():
     ap.add_argument("--peers", default="osrm_mld,valhalla,fastmm")
     ap.add_argument("--ids", default="")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--span", action="store_true",
+                    help="score every matcher against the true route cut to the stretch the kept fixes span "
+                         "(span_truth), not only its first and last arc trimmed")
     ap.add_argument("--reuse-peers", action="store_true",
                     help="keep the peers' results already in WORK/out/<id> (they do not depend on RoadSnap's binary)")
     a = ap.parse_args()
@@ -115,6 +176,8 @@ def main():
             kept = subsample([(i, 0, float(ln.split()[2])) for i, ln in enumerate(rows)], r)
             (sdir / f"{tid}.track").write_text("".join(rows[i] + "\n" for i, _, _ in kept))
             t = mp.kubicka_tracks(sdir, tid)[0]
+            if a.span:
+                t["truth"] = span_truth(t)
             t["_dir"] = sdir
             t["id"] = f"{tid}@{r}"
             per_rate[r] = t
