@@ -154,11 +154,11 @@ int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *
     const int32_t n = w->node_count;
     int rc = RSC_OK;
     for (size_t i = 0; i < source_count; i++) {
-        if (sources[i].node < 0 || sources[i].node >= n || sources[i].cost < 0) return RSC_EINVAL;
+        if (sources[i].node < 0 || sources[i].node >= n) return RSC_EINVAL;
         if ((rc = improve(f, gen, sources[i].node, sources[i].cost, sources[i].pred)) != RSC_OK) return rc;
     }
     for (size_t i = 0; i < target_count; i++) {
-        if (targets[i].node < 0 || targets[i].node >= n || targets[i].cost < 0) return RSC_EINVAL;
+        if (targets[i].node < 0 || targets[i].node >= n) return RSC_EINVAL;
         if ((rc = improve(b, gen, targets[i].node, targets[i].cost, targets[i].pred)) != RSC_OK) return rc;
     }
     const int stalls = bound < 0;

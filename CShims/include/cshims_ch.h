@@ -111,7 +111,7 @@ typedef struct rsc_ch_view {
     const int32_t *down_start, *down_source, *down_cost, *down_link; /* down_start: node_count + 1 entries */
 } rsc_ch_view;
 
-/* Where a search starts (forward) or ends (backward): a node, the cost already spent (>= 0) and the predecessor
+/* Where a search starts (forward) or ends (backward): a node, the cost already spent and the predecessor
  * recorded for it (the caller's marker: e.g. -1 for a source, -2 - target for a target-entering node). */
 typedef struct rsc_ch_end {
     int32_t node;
@@ -140,9 +140,9 @@ void rsc_ch_search_destroy(rsc_ch_search *search);
  * frontier can improve the best meeting, stalling on demand (the cheapest path); with bound >= 0 it runs without
  * stalling until both frontiers pass `bound`, and the nodes settled forward are kept in order
  * (rsc_ch_search_settled): every node both searches reach within the bound keeps its exact labels (via paths).
- * Labels and predecessors stay readable until the next run. Returns RSC_OK with *out set, RSC_EINVAL on NULL, a
- * view of another node count, an end out of range or a negative cost, RSC_ENOMEM when the heap cannot grow (the
- * labels are then incomplete). */
+ * Labels and predecessors stay readable until the next run. Link costs must be >= 0; the ends' costs may be any
+ * (they only offset labels). Returns RSC_OK with *out set, RSC_EINVAL on NULL, a view of another node count or an
+ * end out of range, RSC_ENOMEM when the heap cannot grow (the labels are then incomplete). */
 int rsc_ch_search_run(rsc_ch_search *search, const rsc_ch_view *hierarchy, const rsc_ch_end *sources,
                       size_t source_count, const rsc_ch_end *targets, size_t target_count, int64_t direct,
                       int64_t bound, rsc_ch_meeting *out);

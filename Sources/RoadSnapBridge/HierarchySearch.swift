@@ -24,8 +24,8 @@ public final class HierarchySearch: @unchecked Sendable {
     /// `bound` nil stops at the best meeting with stall-on-demand; a bound runs both frontiers past it without
     /// stalling and keeps the nodes settled forward. Returns the best meeting cost (.max: none) and node (-1: none),
     /// or nil when the search could not run (out of memory, or arrays of another node count).
-    public func run(hierarchyNodeCount: Int, upStart: UnsafePointer<Int32>, upTarget: UnsafePointer<Int32>, upCost: UnsafePointer<Int32>,
-                    upLink: UnsafePointer<Int32>, downStart: UnsafePointer<Int32>,
+    public func run(hierarchyNodeCount: Int, upStart: UnsafePointer<Int32>, upTarget: UnsafePointer<Int32>,
+                    upCost: UnsafePointer<Int32>, upLink: UnsafePointer<Int32>, downStart: UnsafePointer<Int32>,
                     downSource: UnsafePointer<Int32>, downCost: UnsafePointer<Int32>,
                     downLink: UnsafePointer<Int32>,
                     sources: [(node: Int32, cost: Int64, pred: Int32)],
@@ -33,9 +33,9 @@ public final class HierarchySearch: @unchecked Sendable {
         -> (best: Int64, meet: Int)?
     {
         guard hierarchyNodeCount == nodeCount else { return nil }
-        var view = rsc_ch_view(node_count: Int32(hierarchyNodeCount), up_start: upStart, up_target: upTarget, up_cost: upCost,
-                               up_link: upLink, down_start: downStart, down_source: downSource, down_cost: downCost,
-                               down_link: downLink)
+        var view = rsc_ch_view(node_count: Int32(hierarchyNodeCount), up_start: upStart, up_target: upTarget,
+                               up_cost: upCost, up_link: upLink, down_start: downStart, down_source: downSource,
+                               down_cost: downCost, down_link: downLink)
         let s = sources.map { rsc_ch_end(node: $0.node, pred: $0.pred, cost: $0.cost) }
         let t = targets.map { rsc_ch_end(node: $0.node, pred: $0.pred, cost: $0.cost) }
         var out = rsc_ch_meeting(best: .max, meet: -1, settled: 0)

@@ -115,8 +115,8 @@ final class ContractionHierarchy: Sendable {
         case .atBestMeeting: bound = nil
         case let .beyond(limit): bound = max(0, limit)
         }
-        return w.run(hierarchyNodeCount: nodeCount, upStart: upStart.baseAddress, upTarget: upTarget.baseAddress, upCost: upCost.baseAddress,
-                     upLink: upLink.baseAddress, downStart: downStart.baseAddress,
+        return w.run(hierarchyNodeCount: nodeCount, upStart: upStart.baseAddress, upTarget: upTarget.baseAddress,
+                     upCost: upCost.baseAddress, upLink: upLink.baseAddress, downStart: downStart.baseAddress,
                      downSource: downSource.baseAddress, downCost: downCost.baseAddress,
                      downLink: downLink.baseAddress,
                      sources: ends.sources.map { ($0.arc, $0.cost, -1) },
