@@ -4,22 +4,17 @@
  * the best meeting, or without stalling up to a cost bound for via paths. See cshims_ch.h.
  */
 #include "cshims.h"
+#include "cshims_ch_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct heap_item {
-    int64_t key;
-    int32_t node;
-} heap_item;
 
 /* One search direction: labels reset in O(1) by a generation stamp, and a binary min-heap with lazy deletion. */
 typedef struct side {
     int64_t *cost;
     int32_t *pred;
     uint32_t *stamp;
-    heap_item *heap;
-    size_t heap_len, heap_cap;
+    rsc_ch_heap heap;
 } side;
 
 struct rsc_ch_search {
@@ -34,7 +29,7 @@ static void side_free(side *s) {
     free(s->cost);
     free(s->pred);
     free(s->stamp);
-    free(s->heap);
+    free(s->heap.items);
 }
 
 rsc_ch_search *rsc_ch_search_create(int32_t node_count) {
@@ -49,9 +44,7 @@ rsc_ch_search *rsc_ch_search_create(int32_t node_count) {
         s->cost = malloc(n * sizeof *s->cost);
         s->pred = malloc(n * sizeof *s->pred);
         s->stamp = calloc(n, sizeof *s->stamp);
-        s->heap_cap = 256;
-        s->heap = malloc(s->heap_cap * sizeof *s->heap);
-        if (!s->cost || !s->pred || !s->stamp || !s->heap) {
+        if (!s->cost || !s->pred || !s->stamp) {
             rsc_ch_search_destroy(w);
             return NULL;
         }
@@ -67,43 +60,6 @@ void rsc_ch_search_destroy(rsc_ch_search *w) {
     free(w);
 }
 
-static int push(side *s, int64_t key, int32_t node) {
-    if (s->heap_len == s->heap_cap) {
-        size_t cap = s->heap_cap * 2;
-        heap_item *h = realloc(s->heap, cap * sizeof *h);
-        if (!h) return RSC_ENOMEM;
-        s->heap = h;
-        s->heap_cap = cap;
-    }
-    heap_item *h = s->heap;
-    size_t i = s->heap_len++;
-    while (i > 0) {
-        size_t p = (i - 1) >> 1;
-        if (h[p].key <= key) break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = (heap_item){key, node};
-    return RSC_OK;
-}
-
-static heap_item pop(side *s) {
-    heap_item *h = s->heap;
-    heap_item top = h[0], last = h[--s->heap_len];
-    size_t n = s->heap_len, i = 0;
-    if (n == 0) return top;
-    for (;;) {
-        size_t k = 2 * i + 1;
-        if (k >= n) break;
-        if (k + 1 < n && h[k + 1].key < h[k].key) k++;
-        if (h[k].key >= last.key) break;
-        h[i] = h[k];
-        i = k;
-    }
-    h[i] = last;
-    return top;
-}
-
 static inline int64_t label(const side *s, uint32_t gen, int32_t v) {
     return s->stamp[v] == gen ? s->cost[v] : INT64_MAX;
 }
@@ -113,7 +69,7 @@ static inline int improve(side *s, uint32_t gen, int32_t v, int64_t c, int32_t p
         s->stamp[v] = gen;
         s->cost[v] = c;
         s->pred[v] = pred;
-        return push(s, c, v);
+        return rsc_ch_heap_push(&s->heap, c, v) ? RSC_ENOMEM : RSC_OK;
     }
     return RSC_OK;
 }
@@ -135,7 +91,7 @@ static void next_generation(rsc_ch_search *w) {
         for (int d = 0; d < 2; d++) memset(w->dir[d].stamp, 0, (size_t)w->node_count * sizeof(uint32_t));
         w->generation = 1;
     }
-    w->dir[0].heap_len = w->dir[1].heap_len = 0;
+    w->dir[0].heap.len = w->dir[1].heap.len = 0;
     w->settled_len = 0;
 }
 
@@ -164,65 +120,45 @@ int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *
     const int stalls = bound < 0;
     int64_t best = direct;
     int32_t meet = -1;
-    const int32_t *up_start = h->up_start, *up_target = h->up_target, *up_cost = h->up_cost, *up_link = h->up_link;
-    const int32_t *down_start = h->down_start, *down_source = h->down_source, *down_cost = h->down_cost,
-                  *down_link = h->down_link;
+    /* Per direction (0 forward, 1 backward): the links it follows from a settled node, and the links that show a
+     * higher node reaching that node cheaper (stall on demand). */
+    const struct {
+        const int32_t *start, *node, *cost, *link;
+    } go[2] = {{h->up_start, h->up_target, h->up_cost, h->up_link},
+               {h->down_start, h->down_source, h->down_cost, h->down_link}},
+      stall[2] = {{h->down_start, h->down_source, h->down_cost, NULL}, {h->up_start, h->up_target, h->up_cost, NULL}};
     for (;;) {
-        int64_t fk = f->heap_len ? f->heap[0].key : INT64_MAX;
-        int64_t bk = b->heap_len ? b->heap[0].key : INT64_MAX;
+        int64_t fk = f->heap.len ? f->heap.items[0].key : INT64_MAX;
+        int64_t bk = b->heap.len ? b->heap.items[0].key : INT64_MAX;
         int64_t low = fk < bk ? fk : bk;
         if (stalls ? low >= best : (low > bound || low == INT64_MAX)) break;
-        if (fk <= bk) {
-            heap_item it = pop(f);
-            int32_t v = it.node;
-            int64_t d = it.key;
-            if (d > f->cost[v]) continue;
-            settled++;
-            int64_t other = label(b, gen, v);
-            if (other < INT64_MAX && d + other < best) {
-                best = d + other;
-                meet = v;
-            }
-            if (stalls) {
-                int stalled = 0;
-                for (int32_t k = down_start[v]; k < down_start[v + 1]; k++) {
-                    int64_t du = label(f, gen, down_source[k]);
-                    if (du < INT64_MAX && du + down_cost[k] < d) {
-                        stalled = 1;
-                        break;
-                    }
-                }
-                if (stalled) continue;
-            } else if ((rc = keep_settled(w, v)) != RSC_OK) {
-                return rc;
-            }
-            for (int32_t k = up_start[v]; k < up_start[v + 1]; k++)
-                if ((rc = improve(f, gen, up_target[k], d + up_cost[k], up_link[k])) != RSC_OK) return rc;
-        } else {
-            heap_item it = pop(b);
-            int32_t v = it.node;
-            int64_t d = it.key;
-            if (d > b->cost[v]) continue;
-            settled++;
-            int64_t other = label(f, gen, v);
-            if (other < INT64_MAX && d + other < best) {
-                best = d + other;
-                meet = v;
-            }
-            if (stalls) {
-                int stalled = 0;
-                for (int32_t k = up_start[v]; k < up_start[v + 1]; k++) {
-                    int64_t dw = label(b, gen, up_target[k]);
-                    if (dw < INT64_MAX && dw + up_cost[k] < d) {
-                        stalled = 1;
-                        break;
-                    }
-                }
-                if (stalled) continue;
-            }
-            for (int32_t k = down_start[v]; k < down_start[v + 1]; k++)
-                if ((rc = improve(b, gen, down_source[k], d + down_cost[k], down_link[k])) != RSC_OK) return rc;
+        const int d = fk <= bk ? 0 : 1;
+        side *me = d ? b : f;
+        const rsc_ch_heap_item it = rsc_ch_heap_pop(&me->heap);
+        const int32_t v = it.node;
+        const int64_t dv = it.key;
+        if (dv > me->cost[v]) continue;
+        settled++;
+        int64_t other = label(d ? f : b, gen, v);
+        if (other < INT64_MAX && dv + other < best) {
+            best = dv + other;
+            meet = v;
         }
+        if (stalls) {
+            int stalled = 0;
+            for (int32_t k = stall[d].start[v]; k < stall[d].start[v + 1]; k++) {
+                int64_t du = label(me, gen, stall[d].node[k]);
+                if (du < INT64_MAX && du + stall[d].cost[k] < dv) {
+                    stalled = 1;
+                    break;
+                }
+            }
+            if (stalled) continue;
+        } else if (d == 0 && (rc = keep_settled(w, v)) != RSC_OK) {
+            return rc;
+        }
+        for (int32_t k = go[d].start[v]; k < go[d].start[v + 1]; k++)
+            if ((rc = improve(me, gen, go[d].node[k], dv + go[d].cost[k], go[d].link[k])) != RSC_OK) return rc;
     }
     out->best = best;
     out->meet = meet;

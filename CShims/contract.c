@@ -35,11 +35,6 @@ typedef struct {
     int32_t from, to, cost, in, out;
 } shortcut;
 
-typedef struct {
-    int64_t key;
-    int32_t node;
-} heap_item;
-
 /* A witness search's label of one node, in one 16-byte record so a relaxation touches one cache line: the distance,
  * the generation that set it (high 24 bits) with the links followed to reach it (low 8 bits), and the generation in
  * which the node is a target. */
@@ -52,8 +47,7 @@ typedef struct {
 typedef struct {
     label *label;
     uint32_t gen; /* < 2^24 */
-    heap_item *heap;
-    size_t heap_len, heap_size;
+    rsc_ch_heap heap;
     shortcut *found;
     size_t found_len, found_size;
 } workspace;
@@ -253,36 +247,6 @@ static int add_link(ch *c, int32_t u, int32_t w, int32_t cost, int32_t a, int32_
 
 /* ---- witness search ---- */
 
-static int heap_push(workspace *w, int64_t key, int32_t node) {
-    if (grow((void **)&w->heap, &w->heap_size, w->heap_len + 1, sizeof(heap_item))) return -1;
-    size_t i = w->heap_len++;
-    while (i > 0) {
-        size_t p = (i - 1) >> 1;
-        if (w->heap[p].key <= key) break;
-        w->heap[i] = w->heap[p];
-        i = p;
-    }
-    w->heap[i] = (heap_item){key, node};
-    return 0;
-}
-
-static heap_item heap_pop(workspace *w) {
-    heap_item top = w->heap[0];
-    heap_item last = w->heap[--w->heap_len];
-    size_t n = w->heap_len, i = 0;
-    if (n == 0) return top;
-    for (;;) {
-        size_t k = 2 * i + 1;
-        if (k >= n) break;
-        if (k + 1 < n && w->heap[k + 1].key < w->heap[k].key) k++;
-        if (w->heap[k].key >= last.key) break;
-        w->heap[i] = w->heap[k];
-        i = k;
-    }
-    w->heap[i] = last;
-    return top;
-}
-
 static void next_generation(workspace *w, int32_t n) {
     if (++w->gen == (1u << 24)) {
         memset(w->label, 0, sizeof(label) * (size_t)n);
@@ -321,15 +285,15 @@ static int witness(ch *c, workspace *w, int32_t v, int settle_limit, int hop_lim
         }
         if (targets == 0) continue;
         const int64_t bound = cin + max_out;
-        w->heap_len = 0;
+        w->heap.len = 0;
         label *lab = w->label;
         const uint32_t fresh = gen << 8;
         lab[u].stamp_hops = fresh;
         lab[u].dist = 0;
-        if (heap_push(w, 0, u)) return -1;
+        if (rsc_ch_heap_push(&w->heap, 0, u)) return -1;
         int settled = 0;
-        while (w->heap_len > 0) {
-            heap_item top = heap_pop(w);
+        while (w->heap.len > 0) {
+            rsc_ch_heap_item top = rsc_ch_heap_pop(&w->heap);
             const int32_t x = top.node;
             const int64_t d = top.key;
             if (d > lab[x].dist) continue;
@@ -348,7 +312,7 @@ static int witness(ch *c, workspace *w, int32_t v, int settle_limit, int hop_lim
                 if ((lab[y].stamp_hops >> 8) != gen || dy < lab[y].dist) {
                     lab[y].stamp_hops = fresh | (uint32_t)h;
                     lab[y].dist = dy;
-                    if (heap_push(w, dy, y)) return -1;
+                    if (rsc_ch_heap_push(&w->heap, dy, y)) return -1;
                 }
             }
         }
@@ -597,9 +561,9 @@ static int serial_tail(ch *c, int32_t *round, int32_t *next_rank) {
     int32_t node = 0;
     const int32_t start_rank = *next_rank;
     for (int32_t i = 0; i < c->remaining_len; i++)
-        if (heap_push(&q, c->prio[c->remaining[i]], c->remaining[i])) { e = RSC_ENOMEM; goto done; }
-    while (q.heap_len > 0) {
-        const heap_item top = heap_pop(&q);
+        if (rsc_ch_heap_push(&q.heap, c->prio[c->remaining[i]], c->remaining[i])) { e = RSC_ENOMEM; goto done; }
+    while (q.heap.len > 0) {
+        const rsc_ch_heap_item top = rsc_ch_heap_pop(&q.heap);
         const int32_t v = top.node;
         if (c->state[v] == STATE_CONTRACTED || top.key != c->prio[v]) continue;
         if (c->stale[v]) {
@@ -608,8 +572,8 @@ static int serial_tail(ch *c, int32_t *round, int32_t *next_rank) {
             c->items = &node;
             task_priority(c, w, 0);
             if ((e = atomic_load(&c->stop))) goto done;
-            if (q.heap_len > 0 && c->prio[v] > q.heap[0].key) {
-                if (heap_push(&q, c->prio[v], v)) { e = RSC_ENOMEM; goto done; }
+            if (q.heap.len > 0 && c->prio[v] > q.heap.items[0].key) {
+                if (rsc_ch_heap_push(&q.heap, c->prio[v], v)) { e = RSC_ENOMEM; goto done; }
                 continue;
             }
         }
@@ -633,7 +597,7 @@ static int serial_tail(ch *c, int32_t *round, int32_t *next_rank) {
                 c->stale[x] = 1;
                 c->prio[x] += 1;
             }
-            if (heap_push(&q, c->prio[x], x)) { e = RSC_ENOMEM; goto done; }
+            if (rsc_ch_heap_push(&q.heap, c->prio[x], x)) { e = RSC_ENOMEM; goto done; }
         }
         if (((*next_rank - start_rank) & 255) == 0) {
             if ((e = canceled(c))) goto done;
@@ -646,7 +610,7 @@ static int serial_tail(ch *c, int32_t *round, int32_t *next_rank) {
     }
 
 done:
-    free(q.heap);
+    free(q.heap.items);
     return e;
 }
 
@@ -1111,7 +1075,7 @@ static void ch_free(ch *c) {
         for (int t = 0; t < c->threads; t++) {
             workspace *w = &c->work[t];
             free(w->label);
-            free(w->heap);
+            free(w->heap.items);
             free(w->found);
         }
         free(c->work);

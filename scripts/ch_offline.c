@@ -12,6 +12,7 @@
  * Dump format (little endian int32): node count n, link count m, starts[n + 1], targets[m], costs[m].
  */
 #include "cshims.h"
+#include "cshims_ch_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,40 +32,8 @@ static double cpu_now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-typedef struct {
-    int64_t key;
-    int32_t node; /* 2 * node + side (0 forward, 1 backward) in queries */
-} item;
-
-static item *heap;
-static size_t heap_len;
-
-static void push(int64_t key, int32_t node) {
-    size_t i = heap_len++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (heap[p].key <= key) break;
-        heap[i] = heap[p];
-        i = p;
-    }
-    heap[i] = (item){key, node};
-}
-
-static item pop(void) {
-    item top = heap[0], last = heap[--heap_len];
-    size_t n = heap_len, i = 0;
-    if (n == 0) return top;
-    for (;;) {
-        size_t k = 2 * i + 1;
-        if (k >= n) break;
-        if (k + 1 < n && heap[k + 1].key < heap[k].key) k++;
-        if (heap[k].key >= last.key) break;
-        heap[i] = heap[k];
-        i = k;
-    }
-    heap[i] = last;
-    return top;
-}
+/* The reference Dijkstra's queue: the routing code's own heap. */
+static rsc_ch_heap heap;
 
 static uint64_t state = 88172645463325252ULL;
 static uint64_t next_random(void) {
@@ -119,7 +88,6 @@ int main(int argc, char **argv) {
     printf("nodes %d links %d build %.3f s wall, %.3f s cpu (%.0f nodes/s by cpu; one thread: %.0f road edges/s) "
            "shortcuts %lld core %d rounds %d up %d down %d\n", n, m, t1 - t0, c1 - c0, n / (c1 - c0), n / 2 / (c1 - c0),
            (long long)r.shortcut_count, r.core_size, r.rounds, r.up_count, r.down_count);
-    heap = malloc(sizeof(item) * ((size_t)m + (size_t)r.up_count + (size_t)r.down_count + 16));
     int64_t *dist = malloc(8 * (size_t)n);
     rsc_ch_search *search = rsc_ch_search_create(n);
     long settled = 0;
@@ -131,17 +99,17 @@ int main(int argc, char **argv) {
     for (int p = 0; p < sources; p++) {
         const int32_t s = (int32_t)(next_random() % (uint64_t)n);
         for (int32_t i = 0; i < n; i++) dist[i] = INT64_MAX;
-        heap_len = 0;
+        heap.len = 0;
         dist[s] = 0;
-        push(0, s);
-        while (heap_len) {
-            item x = pop();
+        if (rsc_ch_heap_push(&heap, 0, s)) return 1;
+        while (heap.len) {
+            rsc_ch_heap_item x = rsc_ch_heap_pop(&heap);
             if (x.key > dist[x.node]) continue;
             for (int32_t k = starts[x.node]; k < starts[x.node + 1]; k++) {
                 const int64_t y = x.key + costs[k];
                 if (y < dist[targets[k]]) {
                     dist[targets[k]] = y;
-                    push(y, targets[k]);
+                    if (rsc_ch_heap_push(&heap, y, targets[k])) return 1;
                 }
             }
         }
