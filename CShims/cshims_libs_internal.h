@@ -42,7 +42,7 @@
 
 #define RSC_PROJ_FUNCTIONS(X)                                                                                         \
     X(proj_context_create) X(proj_context_destroy) X(proj_context_errno) X(proj_context_errno_string)               \
-    X(proj_create) X(proj_clone) X(proj_destroy) X(proj_errno) X(proj_errno_reset) X(proj_trans_generic)            \
+    X(proj_create) X(proj_clone) X(proj_destroy) X(proj_errno) X(proj_errno_reset) X(proj_trans)                    \
     X(proj_log_func) X(proj_log_level) X(geod_init) X(geod_inverse) X(geod_direct)
 
 #define RSC_GEOS_FUNCTIONS(X)                                                                                         \

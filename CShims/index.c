@@ -42,6 +42,10 @@ struct rsc_index {
     int borrowed;
     pthread_mutex_t tree_lock;
     atomic_int tree_ready;
+    /* Edge -> its first segment in locality order (an edge's segments are consecutive there), -1 for an edge with
+     * none: built on first need (rsc_query_edge_candidate) under tree_lock, owned by the index either way. */
+    int32_t *edge_first;
+    atomic_int edge_first_ready;
     /* GEOS's last error message on the index's context; for a borrowed index, why its STRtree could not be built. */
     char failure[RSC_FAILURE_LEN];
 };
@@ -59,6 +63,8 @@ struct rsc_query {
 };
 
 static void rsc_index_free_arrays(rsc_index *ix) {
+    free(ix->edge_first);
+    ix->edge_first = NULL;
     if (ix->borrowed) return;
     free(ix->seg); free(ix->len); free(ix->offset); free(ix->bearing); free(ix->edge); free(ix->orig);
     free(ix->edge_direction); free(ix->cell_start); free(ix->cell_items);
@@ -187,6 +193,7 @@ rsc_index *rsc_index_create(const double *ax, const double *ay, const double *bx
     }
     rsc_index *ix = calloc(1, sizeof *ix);
     if (!ix) { rsc_err(err, errlen, "out of memory"); return NULL; }
+    pthread_mutex_init(&ix->tree_lock, NULL);
     ix->n = n;
     ix->edge_count = edge_count;
     size_t bytes = n * sizeof(double);
@@ -325,7 +332,7 @@ void rsc_index_destroy(rsc_index *ix) {
     if (ix->tree) ix->geos->GEOSSTRtree_destroy_r(ix->ctx, ix->tree);
     if (ix->ctx) ix->geos->GEOS_finish_r(ix->ctx);
     rsc_index_free_arrays(ix);
-    if (ix->borrowed) pthread_mutex_destroy(&ix->tree_lock);
+    pthread_mutex_destroy(&ix->tree_lock);
     free(ix);
 }
 
@@ -493,6 +500,21 @@ static inline void rsc_push(rsc_candidate *out, int *count, int capacity, const 
     *count = n + 1;
 }
 
+/* Whether segment g passes within `radius` of (x, y) (r2 = radius squared, r2_out = r2 with a margin for rounding, as
+ * rsc_scan has them); if so, its foot point's parameter, position and distance. */
+static inline int rsc_seg_within(const rsc_seg *g, double x, double y, double radius, double r2, double r2_out,
+                                 double *t, double *fx, double *fy, double *distance) {
+    /* Cheap envelope reject before the exact foot point. */
+    double ex0 = g->ax < g->bx ? g->ax : g->bx, ex1 = g->ax < g->bx ? g->bx : g->ax;
+    double ey0 = g->ay < g->by ? g->ay : g->by, ey1 = g->ay < g->by ? g->by : g->ay;
+    double ddx = x < ex0 ? ex0 - x : (x > ex1 ? x - ex1 : 0), ddy = y < ey0 ? ey0 - y : (y > ey1 ? y - ey1 : 0);
+    if (ddx * ddx + ddy * ddy > r2) return 0;
+    double d2 = rsc_foot_d2(g, x, y, t, fx, fy);
+    if (d2 > r2_out) return 0;
+    *distance = sqrt(d2);
+    return *distance <= radius;
+}
+
 /* Scans segments in ascending (locality) order, where each edge's segments are consecutive, keeping each edge's
  * nearest segment within radius. */
 static int rsc_scan(const rsc_index *ix, const int32_t *items, size_t count, double x, double y, double radius,
@@ -507,16 +529,8 @@ static int rsc_scan(const rsc_index *ix, const int32_t *items, size_t count, dou
     double r2_out = r2 * (1 + 1e-12);
     for (size_t k = 0; k < count; k++) {
         int32_t i = items ? items[k] : (int32_t)k;
-        /* Cheap envelope reject before the exact foot point. */
-        const rsc_seg *g = &ix->seg[i];
-        double ex0 = g->ax < g->bx ? g->ax : g->bx, ex1 = g->ax < g->bx ? g->bx : g->ax;
-        double ey0 = g->ay < g->by ? g->ay : g->by, ey1 = g->ay < g->by ? g->by : g->ay;
-        double ddx = x < ex0 ? ex0 - x : (x > ex1 ? x - ex1 : 0), ddy = y < ey0 ? ey0 - y : (y > ey1 ? y - ey1 : 0);
-        if (ddx * ddx + ddy * ddy > r2) continue;
-        double t, fx, fy, d2 = rsc_foot_d2(g, x, y, &t, &fx, &fy);
-        if (d2 > r2_out) continue;
-        double distance = sqrt(d2);
-        if (distance > radius) continue;
+        double t, fx, fy, distance;
+        if (!rsc_seg_within(&ix->seg[i], x, y, radius, r2, r2_out, &t, &fx, &fy, &distance)) continue;
         int32_t e = ix->edge[i];
         if (have && e == cur_edge) {
             if (distance < best.distance) rsc_fill_candidate(ix, i, t, fx, fy, distance, &best);
@@ -570,6 +584,49 @@ int rsc_query_candidates(rsc_query *q, double x, double y, double radius, int us
     /* No hit leaves h.items NULL, which qsort must not get (UBSan, issue 16). */
     if (h.count > 1) qsort(h.items, h.count, sizeof(int32_t), rsc_cmp_i32);
     return rsc_scan(ix, h.items, h.count, x, y, radius, out, capacity);
+}
+
+/* The index's edge_first table, built on first need. RSC_OK, or RSC_ENOMEM. */
+static int rsc_index_ensure_edge_first(const rsc_index *cix) {
+    rsc_index *ix = (rsc_index *)(uintptr_t)cix;
+    if (atomic_load_explicit(&ix->edge_first_ready, memory_order_acquire)) return ix->edge_first ? RSC_OK : RSC_ENOMEM;
+    pthread_mutex_lock(&ix->tree_lock);
+    if (!atomic_load_explicit(&ix->edge_first_ready, memory_order_relaxed)) {
+        int32_t *first = malloc((ix->edge_count ? ix->edge_count : 1) * sizeof *first);
+        if (first) {
+            for (size_t e = 0; e < ix->edge_count; e++) first[e] = -1;
+            for (size_t j = 0; j < ix->n; j++) {
+                int32_t e = ix->edge[j];
+                if (e >= 0 && (size_t)e < ix->edge_count && first[e] < 0) first[e] = (int32_t)j;
+            }
+        }
+        ix->edge_first = first;
+        atomic_store_explicit(&ix->edge_first_ready, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&ix->tree_lock);
+    return ix->edge_first ? RSC_OK : RSC_ENOMEM;
+}
+
+int rsc_query_edge_candidate(rsc_query *q, int32_t edge, double x, double y, double radius, rsc_candidate *out) {
+    if (!q || !out || !(radius >= 0) || !isfinite(x) || !isfinite(y)) return RSC_EINVAL;
+    const rsc_index *ix = q->index;
+    if (edge < 0 || (size_t)edge >= ix->edge_count) return RSC_EINVAL;
+    int rc = rsc_index_ensure_edge_first(ix);
+    if (rc != RSC_OK) {
+        snprintf(q->failure, sizeof q->failure, "out of memory for the segment index's edge table");
+        return rc;
+    }
+    double r2 = radius * radius, r2_out = r2 * (1 + 1e-12);
+    int found = 0;
+    /* The edge's segments in locality order, the first nearest kept: what rsc_scan keeps for the edge. */
+    for (int32_t i = ix->edge_first[edge]; i >= 0 && (size_t)i < ix->n && ix->edge[i] == edge; i++) {
+        double t, fx, fy, distance;
+        if (!rsc_seg_within(&ix->seg[i], x, y, radius, r2, r2_out, &t, &fx, &fy, &distance)) continue;
+        if (found && !(distance < out->distance)) continue;
+        rsc_fill_candidate(ix, i, t, fx, fy, distance, out);
+        found = 1;
+    }
+    return found;
 }
 
 int rsc_query_candidates_brute(rsc_query *q, double x, double y, double radius, rsc_candidate *out, int capacity) {

@@ -23,23 +23,23 @@ static int rsc_known_point(const rsc_matcher *m, int32_t arc, double offset, con
 static int rsc_place_ahead(rsc_matcher *m, double hx, double hy, const rsc_state *a, rsc_match_fix *out, double *x,
                            double *y) {
     const rsc_match_graph *g = m->g;
-    int k = rsc_query_candidates(m->query, hx, hy, m->p->radius, 1, m->cands, m->cand_cap);
     double len = g->arc_length[a->arc];
     int at_head = 0;
-    for (int c = 0; c < k; c++) {
-        if (m->cands[c].edge != a->arc >> 1) continue;
-        double o = rsc_arc_offset(a->arc, len, m->cands[c].offset);
-        if (!(o > a->offset)) continue;
-        if (o >= len) {
-            /* the nearest point is the head itself: the fix lies beyond the arc's end */
-            at_head = 1;
-            o = len;
-        }
-        if (m->cands[c].distance < out->distance) {
-            out->offset = o;
-            *x = m->cands[c].x;
-            *y = m->cands[c].y;
-            out->distance = m->cands[c].distance;
+    rsc_candidate c;
+    if (rsc_query_edge_candidate(m->query, a->arc >> 1, hx, hy, m->p->radius, &c) == 1) {
+        double o = rsc_arc_offset(a->arc, len, c.offset);
+        if (o > a->offset) {
+            if (o >= len) {
+                /* the nearest point is the head itself: the fix lies beyond the arc's end */
+                at_head = 1;
+                o = len;
+            }
+            if (c.distance < out->distance) {
+                out->offset = o;
+                *x = c.x;
+                *y = c.y;
+                out->distance = c.distance;
+            }
         }
     }
     if (!at_head) return 0;
@@ -48,18 +48,15 @@ static int rsc_place_ahead(rsc_matcher *m, double hx, double hy, const rsc_state
     for (int32_t i = g->out_start[head]; i < g->out_start[head + 1]; i++) {
         int32_t arc = g->out_arcs[i];
         if (arc == twin || arc == a->arc || !rsc_turn_allowed(g, a->arc, arc)) continue;
-        double alen = g->arc_length[arc];
-        for (int c = 0; c < k; c++) {
-            if (m->cands[c].edge != arc >> 1) continue;
-            double o = rsc_arc_offset(arc, alen, m->cands[c].offset);
-            if (!(o > 0) || !(m->cands[c].distance < out->distance)) continue;
-            out->arc = arc;
-            out->offset = o;
-            *x = m->cands[c].x;
-            *y = m->cands[c].y;
-            out->distance = m->cands[c].distance;
-            on = 1;
-        }
+        if (rsc_query_edge_candidate(m->query, arc >> 1, hx, hy, m->p->radius, &c) != 1) continue;
+        double o = rsc_arc_offset(arc, g->arc_length[arc], c.offset);
+        if (!(o > 0) || !(c.distance < out->distance)) continue;
+        out->arc = arc;
+        out->offset = o;
+        *x = c.x;
+        *y = c.y;
+        out->distance = c.distance;
+        on = 1;
     }
     return on;
 }
@@ -88,33 +85,30 @@ static int rsc_place_on_stretch(rsc_matcher *m, double hx, double hy, const rsc_
         arcs[0] = a->arc; from[0] = a->offset; to[0] = g->arc_length[a->arc];
         arcs[1] = b->arc; from[1] = 0; to[1] = b->offset; n = 2;
     }
-    /* The nearest point of each edge near the fix, kept where it lies on a step, else the nearest known end of the
-     * step (the point of a or b, or a node) */
-    /* within the candidate radius, so the search stays in the index's cell cache (a held fix lies within the hold
-     * distance of a scored one, whose matched point is nearer than the radius) */
+    /* The nearest point of each step's edge, kept where it lies on the step, else the nearest known end of the step
+     * (the point of a or b, or a node); within the candidate radius (a held fix lies within the hold distance of a
+     * scored one, whose matched point is nearer than the radius). A failed look-up leaves a's point: the placement
+     * refines an answer the chain already gives. */
     double radius = m->p->radius;
-    /* a failed search (k < 0) leaves a's point: the placement refines an answer the chain already gives */
-    int k = rsc_query_candidates(m->query, hx, hy, radius, 1, m->cands, m->cand_cap);
     for (int s = 0; s < n; s++) {
-        int32_t arc = arcs[s], e = arc >> 1;
+        int32_t arc = arcs[s];
+        rsc_candidate c;
+        if (rsc_query_edge_candidate(m->query, arc >> 1, hx, hy, radius, &c) != 1) continue;
         double len = g->arc_length[arc];
-        for (int c = 0; c < k; c++) {
-            if (m->cands[c].edge != e) continue;
-            double o = rsc_arc_offset(arc, len, m->cands[c].offset);
-            double px = m->cands[c].x, py = m->cands[c].y, d = m->cands[c].distance;
-            if (o < from[s] || o > to[s]) {
-                o = o < from[s] ? from[s] : to[s];
-                if (!rsc_known_point(m, arc, o, a, b, &px, &py)) continue;
-                d = sqrt((hx - px) * (hx - px) + (hy - py) * (hy - py));
-            }
-            if (d < out->distance) {
-                out->arc = arc;
-                out->offset = o;
-                *x = px;
-                *y = py;
-                out->distance = d;
-                step = s;
-            }
+        double o = rsc_arc_offset(arc, len, c.offset);
+        double px = c.x, py = c.y, d = c.distance;
+        if (o < from[s] || o > to[s]) {
+            o = o < from[s] ? from[s] : to[s];
+            if (!rsc_known_point(m, arc, o, a, b, &px, &py)) continue;
+            d = sqrt((hx - px) * (hx - px) + (hy - py) * (hy - py));
+        }
+        if (d < out->distance) {
+            out->arc = arc;
+            out->offset = o;
+            *x = px;
+            *y = py;
+            out->distance = d;
+            step = s;
         }
     }
     return step;

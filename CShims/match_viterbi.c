@@ -84,10 +84,9 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
             for (size_t h = 0; h < m->held_n; h++) {
                 if (m->held_layer[h] != layer) continue;
                 int32_t f = m->held_fix[h];
-                int nc = rsc_query_candidates(m->query, m->x[f], m->y[f], m->p->radius, 1, m->cands, m->cand_cap);
-                for (int c = 0; c < nc; c++) {
-                    if (m->cands[c].edge != e) continue;
-                    double o = rsc_arc_offset(last->arc, len_before, m->cands[c].offset);
+                rsc_candidate c;
+                if (rsc_query_edge_candidate(m->query, e, m->x[f], m->y[f], m->p->radius, &c) == 1) {
+                    double o = rsc_arc_offset(last->arc, len_before, c.offset);
                     if (o > turn) turn = o;
                 }
             }

@@ -39,6 +39,9 @@ typedef struct rsc_frame rsc_frame;
  * out a spare frame made earlier for the same centre (see rsc_frame_destroy): the same results, bit for bit, and no
  * PROJ messages logged (a new one logs PROJ's debug messages about the files it opens). Thread-safe. */
 rsc_frame *rsc_frame_create(double lat0, double lon0, char *err, size_t errlen);
+/* Reference for tests: the same frame as PROJ's pipeline "unitconvert deg -> rad, then tmerc" (the definition
+ * rsc_frame_create had before it converted the degrees itself, as that step does); same contract. */
+rsc_frame *rsc_frame_create_reference(double lat0, double lon0, char *err, size_t errlen);
 /* Returns an independent, owned copy with its own PROJ context (a spare of the same centre when there is one), or
  * NULL on failure. Thread-safe with respect to other frames; `frame` itself must not be in use meanwhile. */
 rsc_frame *rsc_frame_clone(const rsc_frame *frame);
@@ -113,6 +116,12 @@ void rsc_query_destroy(rsc_query *query);
  * build the STRtree of a borrowed index, or a query failed), RSC_ENOMEM; rsc_query_failure then says what failed. */
 int rsc_query_candidates(rsc_query *query, double x, double y, double radius, int use_cache, rsc_candidate *out,
                          int capacity);
+/* The candidate of one edge: its nearest point to (x, y) if within `radius`, written to *out, as
+ * rsc_query_candidates would list it for that edge (with no limit on how many other edges lie nearer), from the
+ * edge's own segments only (a table of where each edge's segments start, built on the index's first call, 4 bytes
+ * per edge). Returns 1 when written, 0 when the edge lies farther, RSC_EINVAL (NULL, an edge out of range, a
+ * non-finite point or negative radius) or RSC_ENOMEM (rsc_query_failure says so). */
+int rsc_query_edge_candidate(rsc_query *query, int32_t edge, double x, double y, double radius, rsc_candidate *out);
 /* Brute force reference: same contract as rsc_query_candidates, scanning every segment (for tests). */
 int rsc_query_candidates_brute(rsc_query *query, double x, double y, double radius, rsc_candidate *out,
                                int capacity);

@@ -25,6 +25,16 @@ public final class LocalFrame {
         self.centerLongitude = centerLongitude
     }
 
+    /// The reference the frame is checked against in tests: PROJ's own pipeline, degrees converted by its unitconvert
+    /// step (a frame converts them itself, the same way, and skips the pipeline's extra steps per point).
+    package static func reference(centerLatitude: Double, centerLongitude: Double) throws(NativeFailure) -> LocalFrame {
+        var err = [CChar](repeating: 0, count: 256)
+        guard let h = rsc_frame_create_reference(centerLatitude, centerLongitude, &err, err.count) else {
+            throw .projection(messageFrom(err))
+        }
+        return LocalFrame(handle: h, centerLatitude: centerLatitude, centerLongitude: centerLongitude)
+    }
+
     private init(handle: OpaquePointer, centerLatitude: Double, centerLongitude: Double) {
         self.handle = handle
         self.centerLatitude = centerLatitude

@@ -114,6 +114,17 @@ public final class SegmentQuery {
         return result
     }
 
+    /// Edge `edge`'s candidate near `point` (its nearest point if within `radius`), from that edge's segments alone;
+    /// nil when it lies farther or the edge is out of range.
+    package func candidate(ofEdge edge: Int, near point: LocalPoint, radius: Double) throws(NativeFailure)
+        -> SnapCandidate?
+    {
+        var c = rsc_candidate()
+        let n = rsc_query_edge_candidate(handle, Int32(truncatingIfNeeded: edge), point.x, point.y, radius, &c)
+        if n < 0, n != RSC_EINVAL { throw failure(n, near: point, radius: radius) }
+        return n == 1 ? SnapCandidate(c) : nil
+    }
+
     /// What the query's last failed call failed on (GEOS's own message where it gave one).
     var failureMessage: String { nativeMessage(rsc_query_failure(handle)) }
 

@@ -23,6 +23,42 @@ import Testing
         #expect(abs(p.x) < 0.01)
     }
 
+    /// The frame converts degrees to radians itself and calls PROJ's tmerc directly; PROJ's pipeline (unitconvert,
+    /// then tmerc) is the slow obvious reference. Same bits both ways, near the centre and up to 30 degrees from it,
+    /// and the same refusals (a point 90 degrees away, a latitude past the pole).
+    @Test func frameGivesThePipelinesBits() throws {
+        var rng = SeededGenerator(seed: 23)
+        for centre in [(47.6101, -122.2015), (42.5063, 1.5218), (-33.86785, 151.20732), (64.1466, -21.9426)] {
+            let frame = try LocalFrame(centerLatitude: centre.0, centerLongitude: centre.1)
+            let pipeline = try LocalFrame.reference(centerLatitude: centre.0, centerLongitude: centre.1)
+            var lat: [Double] = [], lon: [Double] = []
+            for k in 0..<30_000 {
+                let spread = [0.05, 1.0, 30.0][k % 3]
+                lat.append(max(-89.9, min(89.9, centre.0 + Double.random(in: -spread...spread, using: &rng))))
+                lon.append(centre.1 + Double.random(in: -spread...spread, using: &rng))
+            }
+            var x: [Double] = [], y: [Double] = [], rx: [Double] = [], ry: [Double] = []
+            try frame.forward(latitudes: lat, longitudes: lon, x: &x, y: &y)
+            try pipeline.forward(latitudes: lat, longitudes: lon, x: &rx, y: &ry)
+            #expect(x.map(\.bitPattern) == rx.map(\.bitPattern))
+            #expect(y.map(\.bitPattern) == ry.map(\.bitPattern))
+            var same = 0
+            for i in stride(from: 0, to: lat.count, by: 7) {
+                let p = try frame.project(latitude: lat[i], longitude: lon[i])
+                #expect(p.x.bitPattern == x[i].bitPattern && p.y.bitPattern == y[i].bitPattern)
+                let a = frame.inverse(p), b = pipeline.inverse(p)
+                if a.latitude.bitPattern == b.latitude.bitPattern && a.longitude.bitPattern == b.longitude.bitPattern {
+                    same += 1
+                }
+            }
+            #expect(same == (lat.count + 6) / 7)
+            for bad in [(0.0, centre.1 - 90), (91.0, centre.1)] {
+                #expect(throws: NativeFailure.self) { try frame.project(latitude: bad.0, longitude: bad.1) }
+                #expect(throws: NativeFailure.self) { try pipeline.project(latitude: bad.0, longitude: bad.1) }
+            }
+        }
+    }
+
     @Test func clonedFrameAgrees() throws {
         let frame = try LocalFrame(centerLatitude: 43.73, centerLongitude: 7.42)
         let copy = try frame.clone()

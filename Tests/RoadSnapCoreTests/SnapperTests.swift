@@ -26,6 +26,31 @@ import Testing
         #expect(nonEmpty > 1000)  // the test exercises real candidates, not empty space
     }
 
+    /// One edge's candidate looked up from its own segments (what held fixes are placed with) equals that edge's
+    /// entry in the brute-force list of every edge, and is nil exactly where the list has no entry for it: for the
+    /// listed edges and for edges just beyond the radius.
+    @Test func edgeCandidateEqualsItsEntryInTheFullList() throws {
+        let network = try TestData.bellevue()
+        let snapper = try Snapper(network: network, maxCandidates: 4096)
+        var rng = SeededGenerator(seed: 77)
+        let b = network.bounds
+        var compared = 0, absent = 0
+        for i in 0..<3_000 {
+            let radius = [10.0, 35.0, 60.0][i % 3]
+            let p = try snapper.project(b.randomCoordinate(using: &rng))
+            let all = try snapper.query.candidates(near: p, radius: radius, method: .bruteForce)
+            let wider = try snapper.query.candidates(near: p, radius: radius * 2, method: .bruteForce)
+            for c in wider {
+                let one = try snapper.query.candidate(ofEdge: c.edge, near: p, radius: radius)
+                let listed = all.first { $0.edge == c.edge }
+                #expect(one == listed)
+                if listed == nil { absent += 1 } else { compared += 1 }
+            }
+        }
+        #expect(compared > 1000 && absent > 1000)
+        #expect(try snapper.query.candidate(ofEdge: network.edges.count, near: LocalPoint(x: 0, y: 0), radius: 50) == nil)
+    }
+
     /// An independent reference in plain Swift (point-to-segment geometry over every edge's local shape, nearest point
     /// per edge, sorted by distance then edge): the indexed answers agree on edges, distances, offsets, foot points and
     /// bearings on 3,000 random fixes. (`.bruteForce` above shares the C scan's arithmetic; this does not.)
