@@ -20,6 +20,7 @@ typedef struct side {
 struct rsc_ch_search {
     int32_t node_count;
     uint32_t generation;
+    const int32_t *slot_of, *node_of; /* the last run's view's (NULL: slots are nodes) */
     side dir[2];
     int32_t *settled;
     size_t settled_len, settled_cap;
@@ -103,19 +104,25 @@ int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *
     out->best = INT64_MAX;
     out->meet = -1;
     out->settled = 0;
+    if ((h->slot_of == NULL) != (h->node_of == NULL)) return RSC_EINVAL;
     int32_t settled = 0;
     next_generation(w);
+    w->slot_of = h->slot_of;
+    w->node_of = h->node_of;
+    const int32_t *slot_of = h->slot_of;
     const uint32_t gen = w->generation;
     side *f = &w->dir[0], *b = &w->dir[1];
     const int32_t n = w->node_count;
     int rc = RSC_OK;
     for (size_t i = 0; i < source_count; i++) {
-        if (sources[i].node < 0 || sources[i].node >= n) return RSC_EINVAL;
-        if ((rc = improve(f, gen, sources[i].node, sources[i].cost, sources[i].pred)) != RSC_OK) return rc;
+        const int32_t v = sources[i].node;
+        if (v < 0 || v >= n) return RSC_EINVAL;
+        if ((rc = improve(f, gen, slot_of ? slot_of[v] : v, sources[i].cost, sources[i].pred)) != RSC_OK) return rc;
     }
     for (size_t i = 0; i < target_count; i++) {
-        if (targets[i].node < 0 || targets[i].node >= n) return RSC_EINVAL;
-        if ((rc = improve(b, gen, targets[i].node, targets[i].cost, targets[i].pred)) != RSC_OK) return rc;
+        const int32_t v = targets[i].node;
+        if (v < 0 || v >= n) return RSC_EINVAL;
+        if ((rc = improve(b, gen, slot_of ? slot_of[v] : v, targets[i].cost, targets[i].pred)) != RSC_OK) return rc;
     }
     const int stalls = bound < 0;
     int64_t best = direct;
@@ -154,27 +161,28 @@ int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *
                 }
             }
             if (stalled) continue;
-        } else if (d == 0 && (rc = keep_settled(w, v)) != RSC_OK) {
+        } else if (d == 0 && (rc = keep_settled(w, h->node_of ? h->node_of[v] : v)) != RSC_OK) {
             return rc;
         }
         for (int32_t k = go[d].start[v]; k < go[d].start[v + 1]; k++)
             if ((rc = improve(me, gen, go[d].node[k], dv + go[d].cost[k], go[d].link[k])) != RSC_OK) return rc;
     }
     out->best = best;
-    out->meet = meet;
+    out->meet = meet >= 0 && h->node_of ? h->node_of[meet] : meet;
     out->settled = settled;
     return RSC_OK;
 }
 
 int64_t rsc_ch_search_label(const rsc_ch_search *w, int backward, int32_t node) {
     if (!w || node < 0 || node >= w->node_count) return INT64_MAX;
-    return label(&w->dir[backward ? 1 : 0], w->generation, node);
+    return label(&w->dir[backward ? 1 : 0], w->generation, w->slot_of ? w->slot_of[node] : node);
 }
 
 int32_t rsc_ch_search_pred(const rsc_ch_search *w, int backward, int32_t node) {
     if (!w || node < 0 || node >= w->node_count) return -1;
     const side *s = &w->dir[backward ? 1 : 0];
-    return s->stamp[node] == w->generation ? s->pred[node] : -1;
+    const int32_t v = w->slot_of ? w->slot_of[node] : node;
+    return s->stamp[v] == w->generation ? s->pred[v] : -1;
 }
 
 const int32_t *rsc_ch_search_settled(const rsc_ch_search *w, size_t *count) {

@@ -980,9 +980,38 @@ done:
     return dropped;
 }
 
+/* Slots: the search graph's own numbering, highest rank first (core nodes, in node order, before every contracted
+ * one), so that the nodes near the top, which every query settles, have their labels and links side by side. */
+static int number_slots(ch *c, rsc_ch_result *r) {
+    const int32_t n = c->n;
+    const size_t sn = (size_t)(n > 0 ? n : 1);
+    r->slot_of = malloc(sizeof(int32_t) * sn);
+    r->node_of = malloc(sizeof(int32_t) * sn);
+    if (!r->slot_of || !r->node_of) return RSC_ENOMEM;
+    int32_t core = 0, contracted = 0;
+    for (int32_t v = 0; v < n; v++) {
+        if (c->rank[v] == INT32_MAX) core++;
+        else contracted++;
+    }
+    for (int32_t v = 0; v < n; v++) r->node_of[v] = -1;
+    int32_t next_core = 0;
+    for (int32_t v = 0; v < n; v++) {
+        const int32_t k = c->rank[v];
+        /* contracted nodes have the ranks 0 ..< contracted, each once (checked below) */
+        const int32_t slot = k == INT32_MAX ? next_core++ : (k >= 0 && k < contracted ? core + (contracted - 1 - k) : -1);
+        if (slot < 0 || r->node_of[slot] >= 0) return RSC_EINVAL;
+        r->slot_of[v] = slot;
+        r->node_of[slot] = v;
+    }
+    return 0;
+}
+
 static int build_search_graph(ch *c, rsc_ch_result *r) {
     const int32_t n = c->n;
     const size_t L = c->links;
+    int e = number_slots(c, r);
+    if (e) return e;
+    const int32_t *slot = r->slot_of;
     r->up_start = calloc((size_t)n + 1, sizeof(int32_t));
     r->down_start = calloc((size_t)n + 1, sizeof(int32_t));
     if (!r->up_start || !r->down_start) return RSC_ENOMEM;
@@ -991,8 +1020,8 @@ static int build_search_graph(ch *c, rsc_ch_result *r) {
     for (size_t l = 0; l < L; l++) {
         if (!c->alive[l]) continue;
         const int32_t t = c->tail[l], h = c->head[l];
-        if (rank[t] <= rank[h]) { r->up_start[t + 1]++; ups++; }
-        if (rank[h] <= rank[t]) { r->down_start[h + 1]++; downs++; }
+        if (rank[t] <= rank[h]) { r->up_start[slot[t] + 1]++; ups++; }
+        if (rank[h] <= rank[t]) { r->down_start[slot[h] + 1]++; downs++; }
     }
     if (ups > INT32_MAX || downs > INT32_MAX) return RSC_EINVAL;
     for (int32_t v = 0; v < n; v++) {
@@ -1020,14 +1049,14 @@ static int build_search_graph(ch *c, rsc_ch_result *r) {
         if (!c->alive[l]) continue;
         const int32_t t = c->tail[l], h = c->head[l];
         if (rank[t] <= rank[h]) {
-            int32_t k = ufill[t]++;
-            r->up_target[k] = h;
+            int32_t k = ufill[slot[t]]++;
+            r->up_target[k] = slot[h];
             r->up_cost[k] = c->cost[l];
             r->up_link[k] = (int32_t)l;
         }
         if (rank[h] <= rank[t]) {
-            int32_t k = dfill[h]++;
-            r->down_source[k] = t;
+            int32_t k = dfill[slot[h]]++;
+            r->down_source[k] = slot[t];
             r->down_cost[k] = c->cost[l];
             r->down_link[k] = (int32_t)l;
         }
@@ -1098,6 +1127,8 @@ void rsc_ch_result_free(rsc_ch_result *r) {
     free(r->down_cost);
     free(r->down_link);
     free(r->rank);
+    free(r->slot_of);
+    free(r->node_of);
     memset(r, 0, sizeof(*r));
 }
 

@@ -6,6 +6,7 @@
 import Glibc
 #endif
 import CShims
+import RoadSnapBridge
 import RoadSnapCAPI
 import RoadSnapCHeader
 import RoadSnapCore
@@ -140,6 +141,8 @@ func compiled(_ bytes: [UInt8], repair: Bool) {
     if repair, bytes.count >= headerSize {
         var header = raw.loadUnaligned(as: rsc_rsmap_header.self)
         header.file_size = UInt64(bytes.count)
+        // Seeds of an older format version would all stop at the version check: read them as the current one.
+        header.format_version = CompiledMapWriter.currentFormatVersion
         let count = Int(min(header.section_count, 4096))
         let tableOffset = header.section_table_offset
         if tableOffset >= UInt64(headerSize), tableOffset <= UInt64(bytes.count),

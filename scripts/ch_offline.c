@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
     rsc_ch_search *search = rsc_ch_search_create(n);
     long settled = 0;
     const rsc_ch_view view = {n, r.up_start, r.up_target, r.up_cost, r.up_link,
-                              r.down_start, r.down_source, r.down_cost, r.down_link};
+                              r.down_start, r.down_source, r.down_cost, r.down_link, r.slot_of, r.node_of};
     double *times = malloc(sizeof(double) * (size_t)sources * 20 + 8);
     double *cpu_times = malloc(sizeof(double) * (size_t)sources * 20 + 8);
     int mismatches = 0, queries = 0;

@@ -73,10 +73,14 @@ typedef struct rsc_ch_options {
  * A link replaced by a cheaper shortcut between the same nodes stays in these arrays (a shortcut may stand for it)
  * but not in the search graph.
  *
- * The search graph: every link still in the hierarchy, stored at its endpoint contracted first. Upward links of
- * node v (rank of head >= rank of v): `up_target/up_cost/up_link[up_start[v] ..< up_start[v + 1]]`. Downward links
- * entering v from a higher node: `down_source/down_cost/down_link[down_start[v] ..< down_start[v + 1]]`. Links
- * between two core nodes appear in both. `rank` is the contraction order, INT32_MAX for core nodes. */
+ * The search graph: every link still in the hierarchy, stored at its endpoint contracted first, numbered by slot:
+ * slot_of[v] is node v's slot and node_of[s] the node in slot s, highest rank first (core nodes, in node order, then
+ * the contracted ones from the last contracted down), so that the nodes near the top, which every query settles, lie
+ * together. Upward links of slot s (rank of head >= rank of its node): `up_target/up_cost/up_link[up_start[s] ..<
+ * up_start[s + 1]]`, the targets slots too. Downward links entering slot s from a higher node:
+ * `down_source/down_cost/down_link[down_start[s] ..< down_start[s + 1]]`, the sources slots. Links between two core
+ * nodes appear in both. Links (`up_link`, `down_link`, the link arrays) keep node ids. `rank` is the contraction
+ * order, INT32_MAX for core nodes. */
 typedef struct rsc_ch_result {
     int32_t node_count;
     int32_t link_count;
@@ -86,6 +90,7 @@ typedef struct rsc_ch_result {
     int32_t *up_target, *up_cost, *up_link;       /* up_count each */
     int32_t *down_source, *down_cost, *down_link; /* down_count each */
     int32_t *rank;                                /* node_count */
+    int32_t *slot_of, *node_of;                   /* node_count each: node -> slot, slot -> node */
     int64_t shortcut_count;                       /* shortcuts added (link_count - original links) */
     int32_t core_size;                            /* nodes left uncontracted */
     int32_t rounds;                               /* contraction rounds run */
@@ -109,6 +114,9 @@ typedef struct rsc_ch_view {
     int32_t node_count;
     const int32_t *up_start, *up_target, *up_cost, *up_link;         /* up_start: node_count + 1 entries */
     const int32_t *down_start, *down_source, *down_cost, *down_link; /* down_start: node_count + 1 entries */
+    /* node -> slot and slot -> node (node_count each; both NULL: the search graph is numbered by node). A search
+     * takes and answers node ids (ends, meeting node, labels, predecessors, settled nodes) and runs on slots. */
+    const int32_t *slot_of, *node_of;
 } rsc_ch_view;
 
 /* Where a search starts (forward) or ends (backward): a node, the cost already spent and the predecessor

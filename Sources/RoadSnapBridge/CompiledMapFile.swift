@@ -48,7 +48,7 @@ public final class CompiledMapWriter {
     private let file: AtomicFileWriter
     private var offset: UInt64
     private var sections: [rsc_rsmap_section] = []
-    private static let formatVersion: UInt32 = 1
+    private static let formatVersion: UInt32 = 2
 
     /// Opens the output at `path` (a temporary beside it for a regular file).
     package init(path: String) throws(NativeFailure) {

@@ -4,10 +4,12 @@ import CShims
 /// in `CShims/include/cshims_ch.h`). Node ids are the input graph's; link ids are the input links in order, then the
 /// shortcuts.
 ///
-/// Query-time arrays (all a search and path unpacking read):
-/// - `upStart` (nodeCount + 1) indexes `upTarget`/`upCost`/`upLink`: links `v -> w` with rank w >= rank v, at v.
+/// Query-time arrays (all a search and path unpacking read). The search graph is numbered by slot, highest rank
+/// first (`slotOfNode`, `nodeOfSlot`: the nodes every query settles lie together):
+/// - `upStart` (nodeCount + 1) indexes `upTarget`/`upCost`/`upLink`: links `v -> w` with rank w >= rank v, at v's
+///   slot, `upTarget` a slot.
 /// - `downStart` (nodeCount + 1) indexes `downSource`/`downCost`/`downLink`: links `u -> v` with rank u >= rank v,
-///   at v (searched backward from v).
+///   at v's slot (searched backward from v), `downSource` a slot.
 /// - `linkTail`, `linkHead`, `linkFirst`, `linkSecond` (linkCount): each link's ends and, for a shortcut, the two
 ///   links it stands for (-1 for an original link), to unpack paths.
 /// `linkCost` and `rank` are kept for checks and statistics; queries do not read them.
@@ -16,6 +18,8 @@ public struct HierarchyArrays: Sendable {
     public var upStart: [Int32], upTarget: [Int32], upCost: [Int32], upLink: [Int32]
     public var downStart: [Int32], downSource: [Int32], downCost: [Int32], downLink: [Int32]
     public var linkTail: [Int32], linkHead: [Int32], linkCost: [Int32], linkFirst: [Int32], linkSecond: [Int32]
+    /// Node -> slot and slot -> node of the search graph (nodeCount each).
+    public var slotOfNode: [Int32], nodeOfSlot: [Int32]
     /// Contraction order; `Int32.max` for core nodes.
     public var rank: [Int32]
     /// Shortcuts added; nodes left uncontracted; contraction rounds run.
@@ -130,7 +134,9 @@ public enum HierarchyBuilder {
             downCost: copy(result.down_cost, result.down_count), downLink: copy(result.down_link, result.down_count),
             linkTail: copy(result.link_tail, result.link_count), linkHead: copy(result.link_head, result.link_count),
             linkCost: copy(result.link_cost, result.link_count), linkFirst: copy(result.link_first, result.link_count),
-            linkSecond: copy(result.link_second, result.link_count), rank: copy(result.rank, Int32(nodeCount)),
+            linkSecond: copy(result.link_second, result.link_count),
+            slotOfNode: copy(result.slot_of, Int32(nodeCount)), nodeOfSlot: copy(result.node_of, Int32(nodeCount)),
+            rank: copy(result.rank, Int32(nodeCount)),
             shortcutCount: Int(result.shortcut_count), coreSize: Int(result.core_size), rounds: Int(result.rounds))
     }
 }

@@ -30,11 +30,12 @@ public enum CompiledMap {
         case startBearing = 70, endBearing, startsOnMain, endsOnMain, arcCost, turnStart, turnTarget, turnCost,
              reverseStart, reverseSource, reverseCost
         case upStart = 90, upTarget, upCost, upLink, downStart, downSource, downCost, downLink, linkTail, linkHead,
-             linkFirst, linkSecond
+             linkFirst, linkSecond, slotOfNode, nodeOfSlot
 
         static let names: [UInt32: String] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, "\($0)") })
         static let hierarchy: [Section] = [.upStart, .upTarget, .upCost, .upLink, .downStart, .downSource, .downCost,
-                                           .downLink, .linkTail, .linkHead, .linkFirst, .linkSecond]
+                                           .downLink, .linkTail, .linkHead, .linkFirst, .linkSecond, .slotOfNode,
+                                           .nodeOfSlot]
     }
 
     /// Positions in the `doubles` and `ints` sections.

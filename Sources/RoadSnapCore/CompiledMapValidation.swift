@@ -178,6 +178,11 @@ struct CompiledMapValidator {
                 try v.indices(a[base + 3], s[base + 3], below: links, of: "links")
             }
             for k in 8...11 where a[k].count != links { return false }
+            // The search graph's numbering: two permutations, each the other's inverse.
+            guard a[12].count == arcs, a[13].count == arcs else { return false }
+            try v.indices(a[12], .slotOfNode, below: arcs, of: "slots")
+            try v.indices(a[13], .nodeOfSlot, below: arcs, of: "arcs")
+            for node in 0..<arcs where Int(a[13][Int(a[12][node])]) != node { return false }
             try v.indices(a[8], .linkTail, below: arcs, of: "arcs")
             try v.indices(a[9], .linkHead, below: arcs, of: "arcs")
             // A shortcut stands for two earlier links (so unpacking a path ends); a turn has none.

@@ -1,3 +1,4 @@
+import RoadSnapBridge
 @testable import RoadSnapCore
 import Synchronization
 import Testing
@@ -69,6 +70,41 @@ import Testing
         #expect(one.upStart == two.upStart && one.upTarget == two.upTarget && one.upCost == two.upCost)
         #expect(one.downStart == two.downStart && one.downSource == two.downSource && one.downLink == two.downLink)
         #expect(one.linkFirst == two.linkFirst && one.linkSecond == two.linkSecond)
+    }
+
+    /// The search graph is numbered by slot, highest rank first: the two maps are inverse permutations, ranks fall
+    /// (never rise) along the slots, core nodes (greedy order with a small core degree) come first in node order,
+    /// and every link lies at its lower end's slot pointing at its upper end's slot (Monaco).
+    @Test(arguments: [HierarchyOrder.hybrid, .greedy])
+    func searchGraphIsNumberedByRankHighestFirst(order: HierarchyOrder) throws {
+        let router = try RoutingTestData.router(RoutingTestData.monaco)
+        let g = router.profile(RoutingOptions()).graph
+        let h = try HierarchyBuilder.build(nodeCount: g.arcCount, starts: Array(g.turnStart),
+                                           targets: Array(g.turnTarget), costs: Array(g.turnCost),
+                                           options: HierarchyBuildOptions(coreDegree: order == .greedy ? 6 : 128,
+                                                                          order: order))
+        let n = h.nodeCount
+        #expect(h.slotOfNode.count == n && h.nodeOfSlot.count == n)
+        for v in 0..<n { #expect(Int(h.nodeOfSlot[Int(h.slotOfNode[v])]) == v) }
+        var core = 0
+        for s in 1..<n { #expect(h.rank[Int(h.nodeOfSlot[s - 1])] >= h.rank[Int(h.nodeOfSlot[s])]) }
+        for s in 0..<n where h.rank[Int(h.nodeOfSlot[s])] == Int32.max {
+            core += 1
+            if s > 0 { #expect(h.nodeOfSlot[s - 1] < h.nodeOfSlot[s]) }
+        }
+        #expect(core == h.coreSize)
+        if order == .greedy { #expect(core > 0) }
+        for s in 0..<n {
+            let v = Int(h.nodeOfSlot[s])
+            for k in Int(h.upStart[s])..<Int(h.upStart[s + 1]) {
+                let l = Int(h.upLink[k]), w = Int(h.nodeOfSlot[Int(h.upTarget[k])])
+                #expect(Int(h.linkTail[l]) == v && Int(h.linkHead[l]) == w && h.rank[w] >= h.rank[v])
+            }
+            for k in Int(h.downStart[s])..<Int(h.downStart[s + 1]) {
+                let l = Int(h.downLink[k]), u = Int(h.nodeOfSlot[Int(h.downSource[k])])
+                #expect(Int(h.linkTail[l]) == u && Int(h.linkHead[l]) == v && h.rank[u] >= h.rank[v])
+            }
+        }
     }
 
     /// Progress arrives phase by phase with fractions rising to 1, ending with the search graph.

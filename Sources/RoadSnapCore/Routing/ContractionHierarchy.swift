@@ -12,11 +12,12 @@ import RoadSnapBridge
 ///
 /// Query-time representation: the flat `Int32` arrays below, nothing else (so they can be stored in a file and used
 /// in place). Nodes are turn-graph nodes (arcs); links are the turn graph's turns in `TurnGraph` order (link k is
-/// `turnTarget[k]`), then the shortcuts.
-/// - `upStart` (nodeCount + 1 entries) indexes `upTarget`, `upCost`, `upLink`: the links `v -> w` stored at v,
-///   rank w >= rank v.
-/// - `downStart` (nodeCount + 1) indexes `downSource`, `downCost`, `downLink`: the links `u -> v` stored at v,
-///   rank u >= rank v (the backward search follows them from v to u).
+/// `turnTarget[k]`), then the shortcuts. The search graph is numbered by slot, highest rank first, so that the nodes
+/// near the top, which every query settles, lie together (`slotOfNode`, `nodeOfSlot`; the C search maps at its ends).
+/// - `upStart` (nodeCount + 1 entries) indexes `upTarget`, `upCost`, `upLink`: the links `v -> w` stored at v's slot,
+///   rank w >= rank v, `upTarget` w's slot.
+/// - `downStart` (nodeCount + 1) indexes `downSource`, `downCost`, `downLink`: the links `u -> v` stored at v's slot,
+///   rank u >= rank v (the backward search follows them from v to u), `downSource` u's slot.
 /// - `linkTail`, `linkHead`, `linkFirst`, `linkSecond` (one entry per link): ends of each link and, for a shortcut,
 ///   the two links it stands for (-1 for a turn); path unpacking reads only these.
 /// Links between two core nodes (uncontracted, rank `Int32.max`) are in both lists.
@@ -34,6 +35,8 @@ final class ContractionHierarchy: Sendable {
     let linkHead: MappedArray<Int32>
     let linkFirst: MappedArray<Int32>
     let linkSecond: MappedArray<Int32>
+    let slotOfNode: MappedArray<Int32>
+    let nodeOfSlot: MappedArray<Int32>
     /// Number of shortcuts added.
     let shortcutCount: Int
     /// Nodes left uncontracted (searched by plain bidirectional Dijkstra).
@@ -67,6 +70,7 @@ final class ContractionHierarchy: Sendable {
         downCost = MappedArray(h.downCost); downLink = MappedArray(h.downLink)
         linkTail = MappedArray(h.linkTail); linkHead = MappedArray(h.linkHead)
         linkFirst = MappedArray(h.linkFirst); linkSecond = MappedArray(h.linkSecond)
+        slotOfNode = MappedArray(h.slotOfNode); nodeOfSlot = MappedArray(h.nodeOfSlot)
         shortcutCount = h.shortcutCount
         coreSize = h.coreSize
         rounds = h.rounds
@@ -78,12 +82,13 @@ final class ContractionHierarchy: Sendable {
         upStart = a[0]; upTarget = a[1]; upCost = a[2]; upLink = a[3]
         downStart = a[4]; downSource = a[5]; downCost = a[6]; downLink = a[7]
         linkTail = a[8]; linkHead = a[9]; linkFirst = a[10]; linkSecond = a[11]
+        slotOfNode = a[12]; nodeOfSlot = a[13]
     }
 
     /// The query-time arrays, in the order `init(nodeCount:shortcutCount:coreSize:rounds:arrays:)` takes them.
     var storedArrays: [MappedArray<Int32>] {
         [upStart, upTarget, upCost, upLink, downStart, downSource, downCost, downLink, linkTail, linkHead, linkFirst,
-         linkSecond]
+         linkSecond, slotOfNode, nodeOfSlot]
     }
 
     /// Cheapest path between the ends (same costs as `TurnDijkstra.route`), or nil.
@@ -118,7 +123,8 @@ final class ContractionHierarchy: Sendable {
         return w.run(hierarchyNodeCount: nodeCount, upStart: upStart.baseAddress, upTarget: upTarget.baseAddress,
                      upCost: upCost.baseAddress, upLink: upLink.baseAddress, downStart: downStart.baseAddress,
                      downSource: downSource.baseAddress, downCost: downCost.baseAddress,
-                     downLink: downLink.baseAddress,
+                     downLink: downLink.baseAddress, slotOfNode: slotOfNode.baseAddress,
+                     nodeOfSlot: nodeOfSlot.baseAddress,
                      sources: ends.sources.map { ($0.arc, $0.cost, -1) },
                      targets: ends.targets.map { ($0.arc, $0.cost, -2 - $0.target) },
                      direct: ends.direct?.cost ?? .max, bound: bound)
