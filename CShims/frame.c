@@ -92,7 +92,7 @@ static void rsc_set_err(char *err, size_t errlen, const char *msg) {
 
 /* Degrees to radians as PROJ's unitconvert step has it (forward: times; inverse: divided by), so that a frame gives
  * bit for bit what the pipeline "unitconvert deg -> rad, then tmerc" (rsc_frame_create_reference) gives, without the
- * pipeline's two extra steps per point: about a fifth of a projection's cost. */
+ * pipeline's two extra steps per point: a fifth to a third of a projection's cost. */
 #define RSC_DEG_TO_RAD 0.017453292519943296
 
 static rsc_frame *rsc_frame_make(double lat0, double lon0, int reference, char *err, size_t errlen) {
