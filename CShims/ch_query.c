@@ -1,7 +1,8 @@
 /*
  * RoadSnap C shim: queries on a contraction hierarchy's search graph (the arrays of rsc_ch_result, or the same
- * arrays read in place from a compiled map): one bidirectional upward search, with stall-on-demand when it stops at
- * the best meeting, or without stalling up to a cost bound for via paths. See cshims_ch.h.
+ * arrays read in place from a compiled map): one bidirectional upward search. The cheapest path sweeps each side's
+ * upward-reachable nodes in rank order (no core) or runs Dijkstra with stall-on-demand to the best meeting (a core);
+ * via paths run Dijkstra without stalling up to a cost bound. See cshims_ch.h.
  */
 #include "cshims.h"
 #include "cshims_ch_internal.h"
@@ -15,6 +16,8 @@ typedef struct side {
     int32_t *pred;
     uint32_t *stamp;
     rsc_ch_heap heap;
+    int32_t *queue; /* the sweep's queue: a binary max-heap of slots */
+    size_t queue_len, queue_cap;
 } side;
 
 struct rsc_ch_search {
@@ -31,6 +34,7 @@ static void side_free(side *s) {
     free(s->pred);
     free(s->stamp);
     free(s->heap.items);
+    free(s->queue);
 }
 
 rsc_ch_search *rsc_ch_search_create(int32_t node_count) {
@@ -93,7 +97,112 @@ static void next_generation(rsc_ch_search *w) {
         w->generation = 1;
     }
     w->dir[0].heap.len = w->dir[1].heap.len = 0;
+    w->dir[0].queue_len = w->dir[1].queue_len = 0;
     w->settled_len = 0;
+}
+
+/* Adds slot v to a side's sweep queue. Returns 0, or -1 when it cannot grow. */
+static inline int queue_push(side *s, int32_t v) {
+    if (s->queue_len == s->queue_cap) {
+        size_t cap = s->queue_cap ? s->queue_cap * 2 : 256;
+        int32_t *q = realloc(s->queue, cap * sizeof *q);
+        if (!q) return -1;
+        s->queue = q;
+        s->queue_cap = cap;
+    }
+    int32_t *a = s->queue;
+    size_t i = s->queue_len++;
+    while (i > 0) {
+        size_t p = (i - 1) >> 1;
+        if (a[p] >= v) break;
+        a[i] = a[p];
+        i = p;
+    }
+    a[i] = v;
+    return 0;
+}
+
+/* Removes and returns the largest slot of a non-empty sweep queue. */
+static inline int32_t queue_pop(side *s) {
+    int32_t *a = s->queue;
+    const int32_t top = a[0], last = a[--s->queue_len];
+    const size_t n = s->queue_len;
+    size_t i = 0;
+    if (n == 0) return top;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n) break;
+        if (k + 1 < n && a[k + 1] > a[k]) k++;
+        if (a[k] <= last) break;
+        a[i] = a[k];
+        i = k;
+    }
+    a[i] = last;
+    return top;
+}
+
+/* The cheapest-path search on a search graph with no core, whose upward links all point to smaller slots: both
+ * sides take the nodes they reached largest slot first (lowest rank first; each side's queue is a max-heap of slots),
+ * interleaved so the two go up together, the side with the larger next slot first. A node's label is final when its
+ * side takes it, so each node is expanded once, with no distance order and nothing to stall, and keeps its exact
+ * upward label and predecessor. Each node taken is checked against the other side's label (final if the other side
+ * took it already, else a real path's cost: an upper bound, made exact when that side takes it); a node whose label
+ * is at least the best meeting so far is not expanded (every path through its upward links costs at least that),
+ * which the interleaving makes bite near the top, where the nodes hold the most links. Returns RSC_OK or
+ * RSC_ENOMEM. */
+static int sweep(rsc_ch_search *w, const rsc_ch_view *h, int64_t *best, int32_t *meet, int32_t *taken) {
+    const uint32_t gen = w->generation;
+    const struct {
+        const int32_t *start, *node, *cost, *link;
+    } go[2] = {{h->up_start, h->up_target, h->up_cost, h->up_link},
+               {h->down_start, h->down_source, h->down_cost, h->down_link}};
+    for (;;) {
+        side *f = &w->dir[0], *b = &w->dir[1];
+        const int32_t fv = f->queue_len ? f->queue[0] : -1, bv = b->queue_len ? b->queue[0] : -1;
+        if (fv < 0 && bv < 0) return RSC_OK;
+        const int d = fv >= bv ? 0 : 1;
+        side *me = &w->dir[d];
+        const side *other = &w->dir[1 - d];
+        const int32_t v = queue_pop(me);
+        const int64_t dv = me->cost[v];
+        (*taken)++;
+        const int64_t o = label(other, gen, v);
+        if (o < INT64_MAX && dv + o < *best) {
+            *best = dv + o;
+            *meet = v;
+        }
+        if (dv >= *best) continue;
+        const int32_t *start = go[d].start, *node = go[d].node, *cost = go[d].cost, *link = go[d].link;
+        for (int32_t k = start[v]; k < start[v + 1]; k++) {
+            const int32_t x = node[k];
+            const int64_t c = dv + cost[k];
+            if (me->stamp[x] != gen) {
+                me->stamp[x] = gen;
+                me->cost[x] = c;
+                me->pred[x] = link[k];
+                if (queue_push(me, x)) return RSC_ENOMEM;
+            } else if (c < me->cost[x]) {
+                me->cost[x] = c;
+                me->pred[x] = link[k];
+            }
+        }
+    }
+}
+
+/* Puts the ends of one side into a sweep: the first label of a node queues it, a cheaper one only
+ * lowers its label. */
+static int sweep_end(side *s, uint32_t gen, int32_t v, int64_t c, int32_t pred) {
+    if (s->stamp[v] != gen) {
+        s->stamp[v] = gen;
+        s->cost[v] = c;
+        s->pred[v] = pred;
+        return queue_push(s, v) ? RSC_ENOMEM : RSC_OK;
+    }
+    if (c < s->cost[v]) {
+        s->cost[v] = c;
+        s->pred[v] = pred;
+    }
+    return RSC_OK;
 }
 
 int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *sources, size_t source_count,
@@ -114,6 +223,25 @@ int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *
     side *f = &w->dir[0], *b = &w->dir[1];
     const int32_t n = w->node_count;
     int rc = RSC_OK;
+    if (bound < 0 && slot_of && h->core_size == 0) {
+        for (size_t i = 0; i < source_count; i++) {
+            const int32_t v = sources[i].node;
+            if (v < 0 || v >= n) return RSC_EINVAL;
+            if ((rc = sweep_end(f, gen, slot_of[v], sources[i].cost, sources[i].pred)) != RSC_OK) return rc;
+        }
+        for (size_t i = 0; i < target_count; i++) {
+            const int32_t v = targets[i].node;
+            if (v < 0 || v >= n) return RSC_EINVAL;
+            if ((rc = sweep_end(b, gen, slot_of[v], targets[i].cost, targets[i].pred)) != RSC_OK) return rc;
+        }
+        int64_t best = direct;
+        int32_t meet = -1;
+        if ((rc = sweep(w, h, &best, &meet, &settled)) != RSC_OK) return rc;
+        out->best = best;
+        out->meet = meet >= 0 ? h->node_of[meet] : meet;
+        out->settled = settled;
+        return RSC_OK;
+    }
     for (size_t i = 0; i < source_count; i++) {
         const int32_t v = sources[i].node;
         if (v < 0 || v >= n) return RSC_EINVAL;

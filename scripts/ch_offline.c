@@ -4,6 +4,8 @@
  *
  *   RSC_CH_DUMP=/tmp/t4.bin .build/release/Benchmarks preprocess tiles=4 grid=   # writes the turn graph, stops
  *   cc -O2 -ICShims/include -ICShims scripts/ch_offline.c CShims/contract.c CShims/ch_order.c CShims/ch_query.c -o /tmp/ch_offline -lpthread
+ *   [RSC_CH_DIJKSTRA=1 (the stall-on-demand Dijkstra query instead of the sweep)]
+ *   [RSC_CH_SAVE=file | RSC_CH_LOAD=file (the query arrays, written after a build or read instead of one)]
  *   [RSC_CH_TRACE=1 RSC_CH_ORDER=hybrid|greedy|nd RSC_CH_SWITCH=k RSC_CH_BAND=f RSC_CH_LIMITS=... RSC_CH_CORE_DEGREE=...]
  *       /tmp/ch_offline /tmp/t4.bin [threads] [core] [sources]
  *
@@ -79,7 +81,38 @@ int main(int argc, char **argv) {
     const int sources = argc > 4 ? atoi(argv[4]) : 50;
     rsc_ch_result r;
     const double t0 = now(), c0 = cpu_now();
-    const int e = rsc_ch_build(n, starts, targets, costs, &o, &r);
+    const char *load = getenv("RSC_CH_LOAD");
+    int e = 0;
+    if (load) { /* the query arrays RSC_CH_SAVE wrote for this graph, instead of building */
+        FILE *g = fopen(load, "rb");
+        int32_t head[3];
+        memset(&r, 0, sizeof r);
+        if (!g || fread(head, 4, 3, g) != 3 || head[0] != n) return 1;
+        r.node_count = n; r.up_count = head[1]; r.down_count = head[2];
+        int32_t **arrays[] = {&r.up_start, &r.up_target, &r.up_cost, &r.up_link, &r.down_start, &r.down_source,
+                              &r.down_cost, &r.down_link, &r.slot_of, &r.node_of};
+        const size_t sizes[] = {(size_t)n + 1, (size_t)head[1], (size_t)head[1], (size_t)head[1], (size_t)n + 1,
+                                (size_t)head[2], (size_t)head[2], (size_t)head[2], (size_t)n, (size_t)n};
+        for (int i = 0; i < 10; i++) {
+            *arrays[i] = malloc(4 * sizes[i] + 4);
+            if (!*arrays[i] || fread(*arrays[i], 4, sizes[i], g) != sizes[i]) return 1;
+        }
+        fclose(g);
+    } else {
+        e = rsc_ch_build(n, starts, targets, costs, &o, &r);
+    }
+    const char *save = getenv("RSC_CH_SAVE");
+    if (!e && save && !load) { /* the query arrays, for RSC_CH_LOAD: n, up_count, down_count, then the arrays */
+        FILE *g = fopen(save, "wb");
+        if (!g) return 1;
+        fwrite(&n, 4, 1, g); fwrite(&r.up_count, 4, 1, g); fwrite(&r.down_count, 4, 1, g);
+        fwrite(r.up_start, 4, (size_t)n + 1, g); fwrite(r.up_target, 4, (size_t)r.up_count, g);
+        fwrite(r.up_cost, 4, (size_t)r.up_count, g); fwrite(r.up_link, 4, (size_t)r.up_count, g);
+        fwrite(r.down_start, 4, (size_t)n + 1, g); fwrite(r.down_source, 4, (size_t)r.down_count, g);
+        fwrite(r.down_cost, 4, (size_t)r.down_count, g); fwrite(r.down_link, 4, (size_t)r.down_count, g);
+        fwrite(r.slot_of, 4, (size_t)n, g); fwrite(r.node_of, 4, (size_t)n, g);
+        if (fclose(g)) return 1;
+    }
     const double t1 = now(), c1 = cpu_now();
     if (e) {
         fprintf(stderr, "build failed: %d\n", e);
@@ -91,8 +124,10 @@ int main(int argc, char **argv) {
     int64_t *dist = malloc(8 * (size_t)n);
     rsc_ch_search *search = rsc_ch_search_create(n);
     long settled = 0;
+    /* RSC_CH_DIJKSTRA=1 runs the Dijkstra query where the sweep would run (slot 0 counted as a core of one) */
     const rsc_ch_view view = {n, r.up_start, r.up_target, r.up_cost, r.up_link,
-                              r.down_start, r.down_source, r.down_cost, r.down_link, r.slot_of, r.node_of};
+                              r.down_start, r.down_source, r.down_cost, r.down_link, r.slot_of, r.node_of,
+                              getenv("RSC_CH_DIJKSTRA") && !r.core_size ? 1 : r.core_size}; /* 1: Dijkstra */
     double *times = malloc(sizeof(double) * (size_t)sources * 20 + 8);
     double *cpu_times = malloc(sizeof(double) * (size_t)sources * 20 + 8);
     int mismatches = 0, queries = 0;

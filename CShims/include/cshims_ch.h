@@ -117,6 +117,9 @@ typedef struct rsc_ch_view {
     /* node -> slot and slot -> node (node_count each; both NULL: the search graph is numbered by node). A search
      * takes and answers node ids (ends, meeting node, labels, predecessors, settled nodes) and runs on slots. */
     const int32_t *slot_of, *node_of;
+    /* Slots [0, core_size) are the core (uncontracted nodes, their links stored both ways); 0: every node was
+     * contracted, so every upward link points to a smaller slot. */
+    int32_t core_size;
 } rsc_ch_view;
 
 /* Where a search starts (forward) or ends (backward): a node, the cost already spent and the predecessor
@@ -144,8 +147,11 @@ rsc_ch_search *rsc_ch_search_create(int32_t node_count);
 void rsc_ch_search_destroy(rsc_ch_search *search);
 
 /* One bidirectional search: forward upward from `sources`, backward (down links followed in reverse) from
- * `targets`. `direct` is a path cost known without the search (INT64_MAX: none). With bound < 0 it stops once neither
- * frontier can improve the best meeting, stalling on demand (the cheapest path); with bound >= 0 it runs without
+ * `targets`. `direct` is a path cost known without the search (INT64_MAX: none). With bound < 0 it finds the
+ * cheapest path: on a search graph numbered by slot with no core, each side relaxes its upward-reachable nodes once,
+ * in slot order from the lowest rank up (no distance queue: every label is final when its node is taken; nodes whose
+ * label cannot beat the best meeting are not expanded); otherwise it stops once neither frontier can improve the
+ * best meeting, stalling on demand. With bound >= 0 it runs without
  * stalling until both frontiers pass `bound`, and the nodes settled forward are kept in order
  * (rsc_ch_search_settled): every node both searches reach within the bound keeps its exact labels (via paths).
  * Labels and predecessors stay readable until the next run. Link costs must be >= 0; the ends' costs may be any

@@ -19,17 +19,19 @@ public final class HierarchySearch: @unchecked Sendable {
     deinit { rsc_ch_search_destroy(handle) }
 
     /// Runs one search on the hierarchy of `hierarchyNodeCount` nodes whose query arrays are given (borrowed for the
-    /// call; `slotOfNode` and `nodeOfSlot` both nil when the search graph is numbered by node): forward from
+    /// call; `slotOfNode` and `nodeOfSlot` both nil when the search graph is numbered by node; `coreSize` the
+    /// uncontracted nodes, in the first slots): forward from
     /// `sources`, backward from `targets` (node, cost, predecessor marker), `direct` a cost known without searching
     /// (.max: none).
-    /// `bound` nil stops at the best meeting with stall-on-demand; a bound runs both frontiers past it without
+    /// `bound` nil finds the cheapest path (an upward sweep in rank order per side with no core, Dijkstra with
+    /// stall-on-demand with one); a bound runs both frontiers past it without
     /// stalling and keeps the nodes settled forward. Returns the best meeting cost (.max: none) and node (-1: none),
     /// or nil when the search could not run (out of memory, or arrays of another node count).
     public func run(hierarchyNodeCount: Int, upStart: UnsafePointer<Int32>, upTarget: UnsafePointer<Int32>,
                     upCost: UnsafePointer<Int32>, upLink: UnsafePointer<Int32>, downStart: UnsafePointer<Int32>,
                     downSource: UnsafePointer<Int32>, downCost: UnsafePointer<Int32>,
                     downLink: UnsafePointer<Int32>, slotOfNode: UnsafePointer<Int32>?,
-                    nodeOfSlot: UnsafePointer<Int32>?,
+                    nodeOfSlot: UnsafePointer<Int32>?, coreSize: Int,
                     sources: [(node: Int32, cost: Int64, pred: Int32)],
                     targets: [(node: Int32, cost: Int64, pred: Int32)], direct: Int64, bound: Int64?)
         -> (best: Int64, meet: Int)?
@@ -38,7 +40,7 @@ public final class HierarchySearch: @unchecked Sendable {
         var view = rsc_ch_view(node_count: Int32(hierarchyNodeCount), up_start: upStart, up_target: upTarget,
                                up_cost: upCost, up_link: upLink, down_start: downStart, down_source: downSource,
                                down_cost: downCost, down_link: downLink, slot_of: slotOfNode,
-                               node_of: nodeOfSlot)
+                               node_of: nodeOfSlot, core_size: Int32(clamping: coreSize))
         let s = sources.map { rsc_ch_end(node: $0.node, pred: $0.pred, cost: $0.cost) }
         let t = targets.map { rsc_ch_end(node: $0.node, pred: $0.pred, cost: $0.cost) }
         var out = rsc_ch_meeting(best: .max, meet: -1, settled: 0)

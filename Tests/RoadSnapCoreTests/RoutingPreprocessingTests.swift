@@ -59,6 +59,44 @@ import Testing
         #expect(found > 10)
     }
 
+    /// The cheapest-path sweep (no core: each side's upward-reachable nodes once, in rank order, the two sides
+    /// interleaved) finds the cost the stall-on-demand Dijkstra finds (the same search with slot 0 taken as a core of
+    /// one), from ends with offsets and two targets, and its meeting node's two labels add up to it (Monaco).
+    @Test func cheapestPathSweepEqualsStallOnDemandSearch() throws {
+        let router = try RoutingTestData.router(RoutingTestData.monaco)
+        let prepared = router.profile(RoutingOptions())
+        let ch = try #require(prepared.hierarchy)
+        #expect(ch.coreSize == 0)
+        let g = prepared.graph
+        let w = try #require(HierarchySearch(nodeCount: ch.nodeCount))
+        var found = 0, met = 0
+        for a in stride(from: 0, to: g.arcCount, by: 41) {
+            let b = (a * 13 + 501) % g.arcCount
+            let ends = SearchEnds(graph: g, from: [ArcPlace(arc: a, fraction: 0.3)],
+                                  to: [ArcPlace(arc: b, fraction: 0.7), ArcPlace(arc: (b + 1) % g.arcCount, fraction: 0.2)])
+            func run(coreSize: Int) -> (best: Int64, meet: Int)? {
+                w.run(hierarchyNodeCount: ch.nodeCount, upStart: ch.upStart.baseAddress, upTarget: ch.upTarget.baseAddress,
+                      upCost: ch.upCost.baseAddress, upLink: ch.upLink.baseAddress, downStart: ch.downStart.baseAddress,
+                      downSource: ch.downSource.baseAddress, downCost: ch.downCost.baseAddress,
+                      downLink: ch.downLink.baseAddress, slotOfNode: ch.slotOfNode.baseAddress,
+                      nodeOfSlot: ch.nodeOfSlot.baseAddress, coreSize: coreSize,
+                      sources: ends.sources.map { ($0.arc, $0.cost, -1) },
+                      targets: ends.targets.map { ($0.arc, $0.cost, -2 - $0.target) },
+                      direct: ends.direct?.cost ?? .max, bound: nil)
+            }
+            let sweep = try #require(run(coreSize: 0))
+            if sweep.meet >= 0 {
+                met += 1
+                #expect(w.label(sweep.meet, backward: false) + w.label(sweep.meet, backward: true) == sweep.best)
+            }
+            let dijkstra = try #require(run(coreSize: 1))
+            #expect(sweep.best == dijkstra.best)
+            if sweep.best < .max { found += 1 }
+        }
+        #expect(found > 50)
+        #expect(met > 50)
+    }
+
     /// The rounds are deterministic: one thread and two threads build identical arrays (Monaco).
     @Test func hierarchyIsTheSameOnOneAndTwoThreads() throws {
         let router = try RoutingTestData.router(RoutingTestData.monaco)

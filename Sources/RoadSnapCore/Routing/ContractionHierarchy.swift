@@ -102,7 +102,8 @@ final class ContractionHierarchy: Sendable {
 
     /// Where the bidirectional search stops.
     enum SearchStop {
-        /// When neither frontier can improve the best meeting: the cheapest path. Stalls on demand.
+        /// The cheapest path: each side's upward-reachable arcs swept once in rank order (no core), or Dijkstra
+        /// stalling on demand until neither frontier can improve the best meeting (a core).
         case atBestMeeting
         /// Past the meeting point, when both frontiers exceed `bound`, without stalling (every arc both searches
         /// reach within the bound keeps its exact labels): for via paths. The arcs settled forward are kept
@@ -124,7 +125,7 @@ final class ContractionHierarchy: Sendable {
                      upCost: upCost.baseAddress, upLink: upLink.baseAddress, downStart: downStart.baseAddress,
                      downSource: downSource.baseAddress, downCost: downCost.baseAddress,
                      downLink: downLink.baseAddress, slotOfNode: slotOfNode.baseAddress,
-                     nodeOfSlot: nodeOfSlot.baseAddress,
+                     nodeOfSlot: nodeOfSlot.baseAddress, coreSize: coreSize,
                      sources: ends.sources.map { ($0.arc, $0.cost, -1) },
                      targets: ends.targets.map { ($0.arc, $0.cost, -2 - $0.target) },
                      direct: ends.direct?.cost ?? .max, bound: bound)
