@@ -148,9 +148,11 @@ static inline int32_t queue_pop(side *s) {
  * upward label and predecessor. Each node taken is checked against the other side's label (final if the other side
  * took it already, else a real path's cost: an upper bound, made exact when that side takes it); a node whose label
  * is at least the best meeting so far is not expanded (every path through its upward links costs at least that),
- * which the interleaving makes bite near the top, where the nodes hold the most links. Returns RSC_OK or
- * RSC_ENOMEM. */
-static int sweep(rsc_ch_search *w, const rsc_ch_view *h, int64_t *best, int32_t *meet, int32_t *taken) {
+ * which the interleaving makes bite near the top, where the nodes hold the most links. With bound >= 0 (via paths)
+ * a node is expanded when its label is at most `bound` instead, and those taken forward are kept: the nodes whose
+ * upward distance is within the bound, each with its exact label, as the bounded Dijkstra leaves them. Returns
+ * RSC_OK or RSC_ENOMEM. */
+static int sweep(rsc_ch_search *w, const rsc_ch_view *h, int64_t bound, int64_t *best, int32_t *meet, int32_t *taken) {
     const uint32_t gen = w->generation;
     const struct {
         const int32_t *start, *node, *cost, *link;
@@ -171,7 +173,11 @@ static int sweep(rsc_ch_search *w, const rsc_ch_view *h, int64_t *best, int32_t 
             *best = dv + o;
             *meet = v;
         }
-        if (dv >= *best) continue;
+        if (bound < 0 ? dv >= *best : dv > bound) continue;
+        if (bound >= 0 && d == 0) {
+            const int rc = keep_settled(w, h->node_of[v]);
+            if (rc != RSC_OK) return rc;
+        }
         const int32_t *start = go[d].start, *node = go[d].node, *cost = go[d].cost, *link = go[d].link;
         for (int32_t k = start[v]; k < start[v + 1]; k++) {
             const int32_t x = node[k];
@@ -223,7 +229,7 @@ int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *
     side *f = &w->dir[0], *b = &w->dir[1];
     const int32_t n = w->node_count;
     int rc = RSC_OK;
-    if (bound < 0 && slot_of && h->core_size == 0) {
+    if (slot_of && h->core_size == 0) {
         for (size_t i = 0; i < source_count; i++) {
             const int32_t v = sources[i].node;
             if (v < 0 || v >= n) return RSC_EINVAL;
@@ -236,7 +242,7 @@ int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *
         }
         int64_t best = direct;
         int32_t meet = -1;
-        if ((rc = sweep(w, h, &best, &meet, &settled)) != RSC_OK) return rc;
+        if ((rc = sweep(w, h, bound, &best, &meet, &settled)) != RSC_OK) return rc;
         out->best = best;
         out->meet = meet >= 0 ? h->node_of[meet] : meet;
         out->settled = settled;

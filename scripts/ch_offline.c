@@ -5,6 +5,7 @@
  *   RSC_CH_DUMP=/tmp/t4.bin .build/release/Benchmarks preprocess tiles=4 grid=   # writes the turn graph, stops
  *   cc -O2 -ICShims/include -ICShims scripts/ch_offline.c CShims/contract.c CShims/ch_order.c CShims/ch_query.c -o /tmp/ch_offline -lpthread
  *   [RSC_CH_DIJKSTRA=1 (the stall-on-demand Dijkstra query instead of the sweep)]
+ *   [RSC_CH_VIA=f (time the via paths' bounded search, to f times the cost, instead of the cheapest path)]
  *   [RSC_CH_SAVE=file | RSC_CH_LOAD=file (the query arrays, written after a build or read instead of one)]
  *   [RSC_CH_TRACE=1 RSC_CH_ORDER=hybrid|greedy|nd RSC_CH_SWITCH=k RSC_CH_BAND=f RSC_CH_LIMITS=... RSC_CH_CORE_DEGREE=...]
  *       /tmp/ch_offline /tmp/t4.bin [threads] [core] [sources]
@@ -154,7 +155,10 @@ int main(int argc, char **argv) {
             /* The engine's own query (CShims/ch_query.c): node to node, stall-on-demand. */
             const rsc_ch_end from = {s, -1, 0}, to = {t, -2, 0};
             rsc_ch_meeting met;
-            if (rsc_ch_search_run(search, &view, &from, 1, &to, 1, INT64_MAX, -1, &met) != RSC_OK) {
+            /* RSC_CH_VIA=f: the bounded search of via paths instead, to f times the Dijkstra cost */
+            const char *via = getenv("RSC_CH_VIA");
+            const int64_t bound = via && dist[t] < INT64_MAX ? (int64_t)(atof(via) * (double)dist[t]) : -1;
+            if (rsc_ch_search_run(search, &view, &from, 1, &to, 1, INT64_MAX, bound, &met) != RSC_OK) {
                 fprintf(stderr, "query failed\n");
                 return 1;
             }

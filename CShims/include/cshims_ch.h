@@ -147,16 +147,17 @@ rsc_ch_search *rsc_ch_search_create(int32_t node_count);
 void rsc_ch_search_destroy(rsc_ch_search *search);
 
 /* One bidirectional search: forward upward from `sources`, backward (down links followed in reverse) from
- * `targets`. `direct` is a path cost known without the search (INT64_MAX: none). With bound < 0 it finds the
- * cheapest path: on a search graph numbered by slot with no core, each side relaxes its upward-reachable nodes once,
- * in slot order from the lowest rank up (no distance queue: every label is final when its node is taken; nodes whose
- * label cannot beat the best meeting are not expanded); otherwise it stops once neither frontier can improve the
- * best meeting, stalling on demand. With bound >= 0 it runs without
- * stalling until both frontiers pass `bound`, and the nodes settled forward are kept in order
- * (rsc_ch_search_settled): every node both searches reach within the bound keeps its exact labels (via paths).
+ * `targets`. `direct` is a path cost known without the search (INT64_MAX: none). On a search graph numbered by slot
+ * with no core, each side relaxes its upward-reachable nodes once, in slot order from the lowest rank up (no
+ * distance queue: every label is final when its node is taken); otherwise it runs Dijkstra. With bound < 0 it finds
+ * the cheapest path (the sweep does not expand nodes whose label cannot beat the best meeting; the Dijkstra stops
+ * once neither frontier can improve it, stalling on demand). With bound >= 0 every node whose upward distance is
+ * within `bound` is reached with its exact label (the sweep expands those, the Dijkstra runs without stalling until
+ * both frontiers pass `bound`), and those reached forward are kept (rsc_ch_search_settled; in the order taken):
+ * every node both searches reach within the bound keeps its exact labels (via paths).
  * Labels and predecessors stay readable until the next run. Link costs must be >= 0; the ends' costs may be any
  * (they only offset labels). Returns RSC_OK with *out set, RSC_EINVAL on NULL, a view of another node count or an
- * end out of range, RSC_ENOMEM when the heap cannot grow (the labels are then incomplete). */
+ * end out of range, RSC_ENOMEM when a queue cannot grow (the labels are then incomplete). */
 int rsc_ch_search_run(rsc_ch_search *search, const rsc_ch_view *hierarchy, const rsc_ch_end *sources,
                       size_t source_count, const rsc_ch_end *targets, size_t target_count, int64_t direct,
                       int64_t bound, rsc_ch_meeting *out);

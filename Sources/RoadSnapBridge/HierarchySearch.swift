@@ -23,9 +23,9 @@ public final class HierarchySearch: @unchecked Sendable {
     /// uncontracted nodes, in the first slots): forward from
     /// `sources`, backward from `targets` (node, cost, predecessor marker), `direct` a cost known without searching
     /// (.max: none).
-    /// `bound` nil finds the cheapest path (an upward sweep in rank order per side with no core, Dijkstra with
-    /// stall-on-demand with one); a bound runs both frontiers past it without
-    /// stalling and keeps the nodes settled forward. Returns the best meeting cost (.max: none) and node (-1: none),
+    /// Each side sweeps its upward-reachable nodes in rank order when there is no core, else runs Dijkstra. `bound`
+    /// nil finds the cheapest path; a bound reaches every node within it with its exact labels and keeps those
+    /// reached forward. Returns the best meeting cost (.max: none) and node (-1: none),
     /// or nil when the search could not run (out of memory, or arrays of another node count).
     public func run(hierarchyNodeCount: Int, upStart: UnsafePointer<Int32>, upTarget: UnsafePointer<Int32>,
                     upCost: UnsafePointer<Int32>, upLink: UnsafePointer<Int32>, downStart: UnsafePointer<Int32>,

@@ -59,9 +59,10 @@ import Testing
         #expect(found > 10)
     }
 
-    /// The cheapest-path sweep (no core: each side's upward-reachable nodes once, in rank order, the two sides
-    /// interleaved) finds the cost the stall-on-demand Dijkstra finds (the same search with slot 0 taken as a core of
-    /// one), from ends with offsets and two targets, and its meeting node's two labels add up to it (Monaco).
+    /// The sweep (no core: each side's upward-reachable nodes once, in rank order, the two sides interleaved) finds
+    /// the cost the stall-on-demand Dijkstra finds (the same search with slot 0 taken as a core of one), from ends
+    /// with offsets and two targets, and its meeting node's two labels add up to it; bounded at 1.25 times that cost
+    /// (via paths), both leave the same via arcs with the same costs (Monaco).
     @Test func cheapestPathSweepEqualsStallOnDemandSearch() throws {
         let router = try RoutingTestData.router(RoutingTestData.monaco)
         let prepared = router.profile(RoutingOptions())
@@ -69,12 +70,12 @@ import Testing
         #expect(ch.coreSize == 0)
         let g = prepared.graph
         let w = try #require(HierarchySearch(nodeCount: ch.nodeCount))
-        var found = 0, met = 0
+        var found = 0, met = 0, bounded = 0
         for a in stride(from: 0, to: g.arcCount, by: 41) {
             let b = (a * 13 + 501) % g.arcCount
             let ends = SearchEnds(graph: g, from: [ArcPlace(arc: a, fraction: 0.3)],
                                   to: [ArcPlace(arc: b, fraction: 0.7), ArcPlace(arc: (b + 1) % g.arcCount, fraction: 0.2)])
-            func run(coreSize: Int) -> (best: Int64, meet: Int)? {
+            func run(coreSize: Int, bound: Int64? = nil) -> (best: Int64, meet: Int)? {
                 w.run(hierarchyNodeCount: ch.nodeCount, upStart: ch.upStart.baseAddress, upTarget: ch.upTarget.baseAddress,
                       upCost: ch.upCost.baseAddress, upLink: ch.upLink.baseAddress, downStart: ch.downStart.baseAddress,
                       downSource: ch.downSource.baseAddress, downCost: ch.downCost.baseAddress,
@@ -82,7 +83,16 @@ import Testing
                       nodeOfSlot: ch.nodeOfSlot.baseAddress, coreSize: coreSize,
                       sources: ends.sources.map { ($0.arc, $0.cost, -1) },
                       targets: ends.targets.map { ($0.arc, $0.cost, -2 - $0.target) },
-                      direct: ends.direct?.cost ?? .max, bound: nil)
+                      direct: ends.direct?.cost ?? .max, bound: bound)
+            }
+            /// The via arcs a bounded run leaves: every arc reached forward whose two labels add up within the bound.
+            func viaArcs(bound: Int64) -> [Int: Int64] {
+                var out: [Int: Int64] = [:]
+                for v in w.settled {
+                    let f = w.label(v, backward: false), b = w.label(v, backward: true)
+                    if f < .max, b < .max, f + b <= bound { out[v] = f + b }
+                }
+                return out
             }
             let sweep = try #require(run(coreSize: 0))
             if sweep.meet >= 0 {
@@ -91,10 +101,19 @@ import Testing
             }
             let dijkstra = try #require(run(coreSize: 1))
             #expect(sweep.best == dijkstra.best)
-            if sweep.best < .max { found += 1 }
+            if sweep.best < .max { found += 1 } else { continue }
+            // Bounded (via paths): the same via arcs with the same costs.
+            let bound = sweep.best + sweep.best / 4
+            _ = try #require(run(coreSize: 0, bound: bound))
+            let sweptVia = viaArcs(bound: bound)
+            _ = try #require(run(coreSize: 1, bound: bound))
+            let dijkstraVia = viaArcs(bound: bound)
+            #expect(sweptVia == dijkstraVia)
+            if sweptVia.count > 1 { bounded += 1 }
         }
         #expect(found > 50)
         #expect(met > 50)
+        #expect(bounded > 50)
     }
 
     /// The rounds are deterministic: one thread and two threads build identical arrays (Monaco).

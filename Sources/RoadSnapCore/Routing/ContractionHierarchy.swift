@@ -105,9 +105,9 @@ final class ContractionHierarchy: Sendable {
         /// The cheapest path: each side's upward-reachable arcs swept once in rank order (no core), or Dijkstra
         /// stalling on demand until neither frontier can improve the best meeting (a core).
         case atBestMeeting
-        /// Past the meeting point, when both frontiers exceed `bound`, without stalling (every arc both searches
-        /// reach within the bound keeps its exact labels): for via paths. The arcs settled forward are kept
-        /// (`HierarchySearch.settled`).
+        /// Past the meeting point: every arc within `bound` of either end is reached with its exact label (swept,
+        /// or Dijkstra without stalling until both frontiers pass the bound), for via paths. The arcs reached
+        /// forward within the bound are kept (`HierarchySearch.settled`).
         case beyond(bound: Int64)
     }
 
