@@ -14,7 +14,8 @@ import Glibc
 /// cost-query latency (snap + CH search) on the largest tiling.
 ///
 /// `swift run -c release Benchmarks preprocess [tiles=1,4,10,22] [grid=200] [osrm=/path/to/python] [osrm-max=EDGES]
-/// [dir=/tmp/roadsnap-prep]` (OSRM runs only on networks of at most osrm-max edges).
+/// [threads=1|all|both] [dir=/tmp/roadsnap-prep]` (OSRM runs only on networks of at most osrm-max edges; `threads`
+/// picks the rows, both by default: at 1 M edges OSRM's one-thread contraction alone takes most of an hour).
 enum PrepBenchmark {
     static func run(_ args: [String]) throws {
         var tiles = [1, 4, 10, 22]
@@ -22,7 +23,10 @@ enum PrepBenchmark {
         var python: String? = nil
         var dir = "/tmp/roadsnap-prep"
         var osrmMaxEdges = Int.max
+        var threadRows = [1, 0]  // 0: every core
         for a in args {
+            if a == "threads=1" { threadRows = [1] }
+            if a == "threads=all" { threadRows = [0] }
             if a.hasPrefix("tiles=") { tiles = a.dropFirst(6).split(separator: ",").compactMap { Int($0) } }
             if a.hasPrefix("grid=") { grids = a.dropFirst(5).split(separator: ",").compactMap { Int($0) } }
             if a.hasPrefix("osrm=") { python = String(a.dropFirst(5)) }
@@ -54,7 +58,7 @@ enum PrepBenchmark {
                 try writeOSM(network, to: path)
                 osmPath = path
             }
-            for threads in [1, 0] {
+            for threads in threadRows {
                 var times: [Double] = [], cpu: [Double] = []
                 var router: Router? = nil
                 for _ in 0..<(edges < 50_000 ? 3 : 1) {
@@ -80,7 +84,7 @@ enum PrepBenchmark {
                 }
                 print(line)
                 fflush(nil)
-                if threads == 0, let router, name.hasPrefix("andorra"), edges > (largest?.1 ?? 100_000) {
+                if threads == threadRows.last, let router, name.hasPrefix("andorra"), edges > (largest?.1 ?? 100_000) {
                     largest = (router, edges)
                 }
             }

@@ -82,7 +82,7 @@ enum RenderBenchmark {
         let bigCanvas = try RenderCanvas(kind: .raster, width: 2048, height: 2048)
         let fullCPU0 = processCPUSeconds()
         var fullRuns = 0
-        let draw = try measure(items: 1, warmup: 1, minIterations: 3, minSeconds: 0) {
+        let draw = measure(items: 1, warmup: 1, minIterations: 3, minSeconds: 0) {
             big.draw(full, overlays: MapOverlays(), on: bigCanvas)
             fullRuns += 1
         }
