@@ -1,8 +1,8 @@
 /*
  * RoadSnap C shim: queries on a contraction hierarchy's search graph (the arrays of rsc_ch_result, or the same
- * arrays read in place from a compiled map): one bidirectional upward search. The cheapest path sweeps each side's
- * upward-reachable nodes in rank order (no core) or runs Dijkstra with stall-on-demand to the best meeting (a core);
- * via paths run Dijkstra without stalling up to a cost bound. See cshims_ch.h.
+ * arrays read in place from a compiled map): one bidirectional upward search, which sweeps each side's
+ * upward-reachable nodes in rank order (no core) or runs Dijkstra (a core): to the best meeting (the cheapest path,
+ * Dijkstra stalling on demand) or up to a cost bound (via paths). See cshims_ch.h.
  */
 #include "cshims.h"
 #include "cshims_ch_internal.h"
@@ -101,7 +101,8 @@ static void next_generation(rsc_ch_search *w) {
     w->settled_len = 0;
 }
 
-/* Adds slot v to a side's sweep queue. Returns 0, or -1 when it cannot grow. */
+/* Adds slot v to a side's sweep queue. Returns 0, or -1 when it cannot grow. (Not rsc_ch_heap keyed by -slot: its
+ * 16-byte items made the sweep about a third slower at 10x10, measured with scripts/ch_offline.c.) */
 static inline int queue_push(side *s, int32_t v) {
     if (s->queue_len == s->queue_cap) {
         size_t cap = s->queue_cap ? s->queue_cap * 2 : 256;
@@ -141,6 +142,32 @@ static inline int32_t queue_pop(side *s) {
     return top;
 }
 
+/* The links a direction follows from a node: forward the up links, backward the down links (in reverse). */
+typedef struct link_lists {
+    const int32_t *start, *node, *cost, *link;
+} link_lists;
+
+static void directions(const rsc_ch_view *h, link_lists go[2]) {
+    go[0] = (link_lists){h->up_start, h->up_target, h->up_cost, h->up_link};
+    go[1] = (link_lists){h->down_start, h->down_source, h->down_cost, h->down_link};
+}
+
+/* Puts a label into a sweep: the first label of a node queues it, a cheaper one only lowers it. Returns RSC_OK or
+ * RSC_ENOMEM. */
+static inline int sweep_label(side *s, uint32_t gen, int32_t v, int64_t c, int32_t pred) {
+    if (s->stamp[v] != gen) {
+        s->stamp[v] = gen;
+        s->cost[v] = c;
+        s->pred[v] = pred;
+        return queue_push(s, v) ? RSC_ENOMEM : RSC_OK;
+    }
+    if (c < s->cost[v]) {
+        s->cost[v] = c;
+        s->pred[v] = pred;
+    }
+    return RSC_OK;
+}
+
 /* The cheapest-path search on a search graph with no core, whose upward links all point to smaller slots: both
  * sides take the nodes they reached largest slot first (lowest rank first; each side's queue is a max-heap of slots),
  * interleaved so the two go up together, the side with the larger next slot first. A node's label is final when its
@@ -154,10 +181,8 @@ static inline int32_t queue_pop(side *s) {
  * RSC_OK or RSC_ENOMEM. */
 static int sweep(rsc_ch_search *w, const rsc_ch_view *h, int64_t bound, int64_t *best, int32_t *meet, int32_t *taken) {
     const uint32_t gen = w->generation;
-    const struct {
-        const int32_t *start, *node, *cost, *link;
-    } go[2] = {{h->up_start, h->up_target, h->up_cost, h->up_link},
-               {h->down_start, h->down_source, h->down_cost, h->down_link}};
+    link_lists go[2];
+    directions(h, go);
     for (;;) {
         side *f = &w->dir[0], *b = &w->dir[1];
         const int32_t fv = f->queue_len ? f->queue[0] : -1, bv = b->queue_len ? b->queue[0] : -1;
@@ -178,37 +203,61 @@ static int sweep(rsc_ch_search *w, const rsc_ch_view *h, int64_t bound, int64_t 
             const int rc = keep_settled(w, h->node_of[v]);
             if (rc != RSC_OK) return rc;
         }
-        const int32_t *start = go[d].start, *node = go[d].node, *cost = go[d].cost, *link = go[d].link;
-        for (int32_t k = start[v]; k < start[v + 1]; k++) {
-            const int32_t x = node[k];
-            const int64_t c = dv + cost[k];
-            if (me->stamp[x] != gen) {
-                me->stamp[x] = gen;
-                me->cost[x] = c;
-                me->pred[x] = link[k];
-                if (queue_push(me, x)) return RSC_ENOMEM;
-            } else if (c < me->cost[x]) {
-                me->cost[x] = c;
-                me->pred[x] = link[k];
-            }
+        const link_lists *l = &go[d];
+        for (int32_t k = l->start[v]; k < l->start[v + 1]; k++) {
+            const int rc = sweep_label(me, gen, l->node[k], dv + l->cost[k], l->link[k]);
+            if (rc != RSC_OK) return rc;
         }
     }
 }
 
-/* Puts the ends of one side into a sweep: the first label of a node queues it, a cheaper one only
- * lowers its label. */
-static int sweep_end(side *s, uint32_t gen, int32_t v, int64_t c, int32_t pred) {
-    if (s->stamp[v] != gen) {
-        s->stamp[v] = gen;
-        s->cost[v] = c;
-        s->pred[v] = pred;
-        return queue_push(s, v) ? RSC_ENOMEM : RSC_OK;
+/* Dijkstra on both sides, for a search graph with a core (or numbered by node): with bound < 0 to the best meeting,
+ * stalling on demand; with bound >= 0 without stalling until both frontiers pass it, keeping the nodes settled
+ * forward. Same results as sweep. Returns RSC_OK or RSC_ENOMEM. */
+static int dijkstra(rsc_ch_search *w, const rsc_ch_view *h, int64_t bound, int64_t *best, int32_t *meet,
+                    int32_t *taken) {
+    const uint32_t gen = w->generation;
+    side *f = &w->dir[0], *b = &w->dir[1];
+    const int stalls = bound < 0;
+    /* Per direction (0 forward, 1 backward): the links it follows from a settled node, and the links that show a
+     * higher node reaching that node cheaper (stall on demand): the other direction's. */
+    link_lists go[2];
+    directions(h, go);
+    for (;;) {
+        int64_t fk = f->heap.len ? f->heap.items[0].key : INT64_MAX;
+        int64_t bk = b->heap.len ? b->heap.items[0].key : INT64_MAX;
+        int64_t low = fk < bk ? fk : bk;
+        if (stalls ? low >= *best : (low > bound || low == INT64_MAX)) return RSC_OK;
+        const int d = fk <= bk ? 0 : 1;
+        side *me = d ? b : f;
+        const rsc_ch_heap_item it = rsc_ch_heap_pop(&me->heap);
+        const int32_t v = it.node;
+        const int64_t dv = it.key;
+        if (dv > me->cost[v]) continue;
+        (*taken)++;
+        int64_t other = label(d ? f : b, gen, v);
+        if (other < INT64_MAX && dv + other < *best) {
+            *best = dv + other;
+            *meet = v;
+        }
+        int rc;
+        if (stalls) {
+            const link_lists *s = &go[1 - d];
+            int stalled = 0;
+            for (int32_t k = s->start[v]; k < s->start[v + 1]; k++) {
+                int64_t du = label(me, gen, s->node[k]);
+                if (du < INT64_MAX && du + s->cost[k] < dv) {
+                    stalled = 1;
+                    break;
+                }
+            }
+            if (stalled) continue;
+        } else if (d == 0 && (rc = keep_settled(w, h->node_of ? h->node_of[v] : v)) != RSC_OK) {
+            return rc;
+        }
+        for (int32_t k = go[d].start[v]; k < go[d].start[v + 1]; k++)
+            if ((rc = improve(me, gen, go[d].node[k], dv + go[d].cost[k], go[d].link[k])) != RSC_OK) return rc;
     }
-    if (c < s->cost[v]) {
-        s->cost[v] = c;
-        s->pred[v] = pred;
-    }
-    return RSC_OK;
 }
 
 int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *sources, size_t source_count,
@@ -226,81 +275,27 @@ int rsc_ch_search_run(rsc_ch_search *w, const rsc_ch_view *h, const rsc_ch_end *
     w->node_of = h->node_of;
     const int32_t *slot_of = h->slot_of;
     const uint32_t gen = w->generation;
-    side *f = &w->dir[0], *b = &w->dir[1];
     const int32_t n = w->node_count;
+    /* A core's links run both ways and a graph numbered by node has no rank order: both need Dijkstra. */
+    const int sweeping = slot_of && h->core_size == 0;
     int rc = RSC_OK;
-    if (slot_of && h->core_size == 0) {
-        for (size_t i = 0; i < source_count; i++) {
-            const int32_t v = sources[i].node;
+    for (int d = 0; d < 2; d++) {
+        const rsc_ch_end *ends = d ? targets : sources;
+        const size_t count = d ? target_count : source_count;
+        side *s = &w->dir[d];
+        for (size_t i = 0; i < count; i++) {
+            const int32_t v = ends[i].node;
             if (v < 0 || v >= n) return RSC_EINVAL;
-            if ((rc = sweep_end(f, gen, slot_of[v], sources[i].cost, sources[i].pred)) != RSC_OK) return rc;
+            const int32_t at = slot_of ? slot_of[v] : v;
+            rc = sweeping ? sweep_label(s, gen, at, ends[i].cost, ends[i].pred)
+                          : improve(s, gen, at, ends[i].cost, ends[i].pred);
+            if (rc != RSC_OK) return rc;
         }
-        for (size_t i = 0; i < target_count; i++) {
-            const int32_t v = targets[i].node;
-            if (v < 0 || v >= n) return RSC_EINVAL;
-            if ((rc = sweep_end(b, gen, slot_of[v], targets[i].cost, targets[i].pred)) != RSC_OK) return rc;
-        }
-        int64_t best = direct;
-        int32_t meet = -1;
-        if ((rc = sweep(w, h, bound, &best, &meet, &settled)) != RSC_OK) return rc;
-        out->best = best;
-        out->meet = meet >= 0 ? h->node_of[meet] : meet;
-        out->settled = settled;
-        return RSC_OK;
     }
-    for (size_t i = 0; i < source_count; i++) {
-        const int32_t v = sources[i].node;
-        if (v < 0 || v >= n) return RSC_EINVAL;
-        if ((rc = improve(f, gen, slot_of ? slot_of[v] : v, sources[i].cost, sources[i].pred)) != RSC_OK) return rc;
-    }
-    for (size_t i = 0; i < target_count; i++) {
-        const int32_t v = targets[i].node;
-        if (v < 0 || v >= n) return RSC_EINVAL;
-        if ((rc = improve(b, gen, slot_of ? slot_of[v] : v, targets[i].cost, targets[i].pred)) != RSC_OK) return rc;
-    }
-    const int stalls = bound < 0;
     int64_t best = direct;
     int32_t meet = -1;
-    /* Per direction (0 forward, 1 backward): the links it follows from a settled node, and the links that show a
-     * higher node reaching that node cheaper (stall on demand). */
-    const struct {
-        const int32_t *start, *node, *cost, *link;
-    } go[2] = {{h->up_start, h->up_target, h->up_cost, h->up_link},
-               {h->down_start, h->down_source, h->down_cost, h->down_link}},
-      stall[2] = {{h->down_start, h->down_source, h->down_cost, NULL}, {h->up_start, h->up_target, h->up_cost, NULL}};
-    for (;;) {
-        int64_t fk = f->heap.len ? f->heap.items[0].key : INT64_MAX;
-        int64_t bk = b->heap.len ? b->heap.items[0].key : INT64_MAX;
-        int64_t low = fk < bk ? fk : bk;
-        if (stalls ? low >= best : (low > bound || low == INT64_MAX)) break;
-        const int d = fk <= bk ? 0 : 1;
-        side *me = d ? b : f;
-        const rsc_ch_heap_item it = rsc_ch_heap_pop(&me->heap);
-        const int32_t v = it.node;
-        const int64_t dv = it.key;
-        if (dv > me->cost[v]) continue;
-        settled++;
-        int64_t other = label(d ? f : b, gen, v);
-        if (other < INT64_MAX && dv + other < best) {
-            best = dv + other;
-            meet = v;
-        }
-        if (stalls) {
-            int stalled = 0;
-            for (int32_t k = stall[d].start[v]; k < stall[d].start[v + 1]; k++) {
-                int64_t du = label(me, gen, stall[d].node[k]);
-                if (du < INT64_MAX && du + stall[d].cost[k] < dv) {
-                    stalled = 1;
-                    break;
-                }
-            }
-            if (stalled) continue;
-        } else if (d == 0 && (rc = keep_settled(w, h->node_of ? h->node_of[v] : v)) != RSC_OK) {
-            return rc;
-        }
-        for (int32_t k = go[d].start[v]; k < go[d].start[v + 1]; k++)
-            if ((rc = improve(me, gen, go[d].node[k], dv + go[d].cost[k], go[d].link[k])) != RSC_OK) return rc;
-    }
+    rc = sweeping ? sweep(w, h, bound, &best, &meet, &settled) : dijkstra(w, h, bound, &best, &meet, &settled);
+    if (rc != RSC_OK) return rc;
     out->best = best;
     out->meet = meet >= 0 && h->node_of ? h->node_of[meet] : meet;
     out->settled = settled;

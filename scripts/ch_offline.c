@@ -53,6 +53,18 @@ static int by_value(const void *a, const void *b) {
 
 static int read_all(FILE *f, void *p, size_t size, size_t count) { return fread(p, size, count, f) == count; }
 
+/* Entries of the i-th query array of RSC_CH_SAVE's order (up start, target, cost, link; down start, source, cost,
+ * link; slot_of, node_of). */
+static size_t query_array_size(const rsc_ch_result *r, int i) {
+    const size_t n = (size_t)r->node_count;
+    switch (i) {
+    case 0: case 4: return n + 1;
+    case 1: case 2: case 3: return (size_t)r->up_count;
+    case 5: case 6: case 7: return (size_t)r->down_count;
+    default: return n;
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s DUMP [threads] [core_degree] [sources]\n", argv[0]);
@@ -82,36 +94,34 @@ int main(int argc, char **argv) {
     const int sources = argc > 4 ? atoi(argv[4]) : 50;
     rsc_ch_result r;
     const double t0 = now(), c0 = cpu_now();
-    const char *load = getenv("RSC_CH_LOAD");
+    /* RSC_CH_SAVE / RSC_CH_LOAD: the query arrays, as n, up_count, down_count and then these, in this order. */
+    int32_t **arrays[] = {&r.up_start, &r.up_target, &r.up_cost, &r.up_link, &r.down_start, &r.down_source,
+                          &r.down_cost, &r.down_link, &r.slot_of, &r.node_of};
+    const char *load = getenv("RSC_CH_LOAD"), *save = getenv("RSC_CH_SAVE");
     int e = 0;
-    if (load) { /* the query arrays RSC_CH_SAVE wrote for this graph, instead of building */
+    if (load) { /* instead of building */
         FILE *g = fopen(load, "rb");
         int32_t head[3];
         memset(&r, 0, sizeof r);
         if (!g || fread(head, 4, 3, g) != 3 || head[0] != n) return 1;
-        r.node_count = n; r.up_count = head[1]; r.down_count = head[2];
-        int32_t **arrays[] = {&r.up_start, &r.up_target, &r.up_cost, &r.up_link, &r.down_start, &r.down_source,
-                              &r.down_cost, &r.down_link, &r.slot_of, &r.node_of};
-        const size_t sizes[] = {(size_t)n + 1, (size_t)head[1], (size_t)head[1], (size_t)head[1], (size_t)n + 1,
-                                (size_t)head[2], (size_t)head[2], (size_t)head[2], (size_t)n, (size_t)n};
+        r.node_count = n;
+        r.up_count = head[1];
+        r.down_count = head[2];
         for (int i = 0; i < 10; i++) {
-            *arrays[i] = malloc(4 * sizes[i] + 4);
-            if (!*arrays[i] || fread(*arrays[i], 4, sizes[i], g) != sizes[i]) return 1;
+            const size_t size = query_array_size(&r, i);
+            *arrays[i] = malloc(4 * size + 4);
+            if (!*arrays[i] || fread(*arrays[i], 4, size, g) != size) return 1;
         }
         fclose(g);
     } else {
         e = rsc_ch_build(n, starts, targets, costs, &o, &r);
     }
-    const char *save = getenv("RSC_CH_SAVE");
-    if (!e && save && !load) { /* the query arrays, for RSC_CH_LOAD: n, up_count, down_count, then the arrays */
+    if (!e && save && !load) {
         FILE *g = fopen(save, "wb");
-        if (!g) return 1;
-        fwrite(&n, 4, 1, g); fwrite(&r.up_count, 4, 1, g); fwrite(&r.down_count, 4, 1, g);
-        fwrite(r.up_start, 4, (size_t)n + 1, g); fwrite(r.up_target, 4, (size_t)r.up_count, g);
-        fwrite(r.up_cost, 4, (size_t)r.up_count, g); fwrite(r.up_link, 4, (size_t)r.up_count, g);
-        fwrite(r.down_start, 4, (size_t)n + 1, g); fwrite(r.down_source, 4, (size_t)r.down_count, g);
-        fwrite(r.down_cost, 4, (size_t)r.down_count, g); fwrite(r.down_link, 4, (size_t)r.down_count, g);
-        fwrite(r.slot_of, 4, (size_t)n, g); fwrite(r.node_of, 4, (size_t)n, g);
+        const int32_t head[3] = {n, r.up_count, r.down_count};
+        if (!g || fwrite(head, 4, 3, g) != 3) return 1;
+        for (int i = 0; i < 10; i++)
+            if (fwrite(*arrays[i], 4, query_array_size(&r, i), g) != query_array_size(&r, i)) return 1;
         if (fclose(g)) return 1;
     }
     const double t1 = now(), c1 = cpu_now();
@@ -152,7 +162,7 @@ int main(int argc, char **argv) {
         for (int q = 0; q < 20; q++) {
             const int32_t t = (int32_t)(next_random() % (uint64_t)n);
             const double a = now(), ca = cpu_now();
-            /* The engine's own query (CShims/ch_query.c): node to node, stall-on-demand. */
+            /* The engine's own query (CShims/ch_query.c): node to node, swept (or Dijkstra, see above). */
             const rsc_ch_end from = {s, -1, 0}, to = {t, -2, 0};
             rsc_ch_meeting met;
             /* RSC_CH_VIA=f: the bounded search of via paths instead, to f times the Dijkstra cost */
