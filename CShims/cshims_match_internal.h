@@ -36,6 +36,10 @@ struct rsc_match_graph {
      * arc has the same speed (the quickest route is then the shortest); max_speed the fastest of them. */
     double *arc_speed;
     double max_arc_speed;
+    /* Each arc's direction (radians) where it leaves its tail and where it enters its head, and the smallest turn
+     * (radians, 0..pi) onto an arc leading on from its head besides the way back (rsc_straightest_turn), for turn
+     * costs; NULL when not given. 12 bytes per arc. */
+    float *arc_leave, *arc_enter, *arc_straightest;
 };
 
 /* One Viterbi state: a candidate arc position of one fix. */
@@ -193,6 +197,35 @@ static inline int rsc_turn_allowed(const rsc_match_graph *g, int32_t from, int32
         }
     }
     return !has_mandatory || mandatory_ok;
+}
+
+/* The turn (radians, 0..pi) from arc `from` onto arc `to` at from's head. */
+static inline double rsc_turn_angle(const rsc_match_graph *g, int32_t from, int32_t to) {
+    double turn = (double)g->arc_leave[to] - (double)g->arc_enter[from];
+    if (turn > M_PI) turn -= 2 * M_PI;
+    else if (turn < -M_PI) turn += 2 * M_PI;
+    return fabs(turn);
+}
+
+/* Whether route searches price turns (params->turn_cost): on graphs with arc directions and without arc speeds.
+ * Where roads have speeds, the quickest-path rule of rsc_finalize picks between routes of about equal length (the
+ * faster road), and turn costs on top of it made the peers' Andorra sets worse at 30 and 60 s (docs/matching.md,
+ * fourteenth round); on a network without speeds they are the one preference between such routes. */
+static inline int rsc_prices_turns(const rsc_match_graph *g) { return g->arc_straightest && !g->arc_speed; }
+
+/* The turn cost of going from arc `from` onto arc `to` (not the way back): per_180 metres per 180 degrees it turns
+ * more than the straightest way on from that node does. Going on where there is one way on, or along the
+ * straightest way (a motorway's curve where a ramp leaves it), is free; turning off a road that goes on is not. */
+static inline double rsc_turn_cost(const rsc_match_graph *g, double per_180, int32_t from, int32_t to) {
+    double extra = rsc_turn_angle(g, from, to) - (double)g->arc_straightest[from];
+    return extra > 1e-6 ? per_180 * extra * (1.0 / M_PI) : 0.0; /* the straightest way itself: rounding */
+}
+
+/* Whether a transition's penalties include turning back (a U-turn, or falling back along the arc beyond the
+ * tolerance): those cost at least uturn_penalty, turn costs at junctions alone stay below it on any route that does
+ * not wind back and forth. */
+static inline int rsc_turned_back(const rsc_match_params *p, double pen) {
+    return pen > 0 && pen >= p->uturn_penalty;
 }
 
 static inline double rsc_angle_diff(double a, double b) {

@@ -216,7 +216,7 @@ int rsc_step(rsc_matcher *m, size_t f, int32_t recent) {
                         if (o->score > was) was = o->score;
                         if (best >= 0 && o->arc == w[best].arc) known = 1;
                     }
-                    take = best >= 0 && !known && w[best].pen <= 0 && w[best].score > was + 10.0;
+                    take = best >= 0 && !known && !rsc_turned_back(p, w[best].pen) && w[best].score > was + 10.0;
                     /* a chain joined up again must not be joined by a detour (noise breaks chains too) */
                     if (take && r == 0 && fabs(w[best].route - w[best].gc) > p->recovery_radius) take = 0;
                 }

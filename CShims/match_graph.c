@@ -3,7 +3,7 @@
 #include "cshims_match_internal.h"
 
 static void rsc_graph_free(rsc_match_graph *g) {
-    free(g->node_x); free(g->node_y); free(g->arc_speed);
+    free(g->node_x); free(g->node_y); free(g->arc_speed); free(g->arc_leave); free(g->arc_enter); free(g->arc_straightest);
     if (g->borrowed) { free(g); return; }
     free(g->out_start); free(g->out_arcs); free(g->arc_tail); free(g->arc_head); free(g->arc_length); free(g->twin);
     free(g->r_start); free(g->r_via); free(g->r_to); free(g->r_mandatory);
@@ -153,6 +153,44 @@ int rsc_match_graph_set_arc_speeds(rsc_match_graph *g, const double *speed) {
     if (g->arc_count) memcpy(v, speed, g->arc_count * sizeof(double));
     free(g->arc_speed);
     g->arc_speed = v;
+    return RSC_OK;
+}
+
+int rsc_match_graph_set_arc_directions(rsc_match_graph *g, const double *leave, const double *enter) {
+    if (!g || !leave || !enter) return RSC_EINVAL;
+    for (size_t i = 0; i < g->arc_count; i++)
+        if (!isfinite(leave[i]) || !isfinite(enter[i])) return RSC_EINVAL;
+    size_t n = g->arc_count ? g->arc_count : 1;
+    float *l = malloc(n * sizeof(float)), *e = malloc(n * sizeof(float)), *st = malloc(n * sizeof(float));
+    if (!l || !e || !st) {
+        free(l);
+        free(e);
+        free(st);
+        return RSC_ENOMEM;
+    }
+    for (size_t i = 0; i < g->arc_count; i++) {
+        l[i] = (float)remainder(leave[i], 2 * M_PI);
+        e[i] = (float)remainder(enter[i], 2 * M_PI);
+    }
+    free(g->arc_leave);
+    free(g->arc_enter);
+    free(g->arc_straightest);
+    g->arc_leave = l;
+    g->arc_enter = e;
+    /* the smallest turn onto an arc leading on from each arc's head, the way back left out (pi when there is none) */
+    for (size_t i = 0; i < g->arc_count; i++) {
+        int32_t h = g->arc_head[i], origin = g->arc_tail[i];
+        double least = M_PI;
+        if (h >= 0)
+            for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
+                int32_t c = g->out_arcs[k];
+                if (g->arc_head[c] == origin) continue;
+                double t = rsc_turn_angle(g, (int32_t)i, c);
+                if (t < least) least = t;
+            }
+        st[i] = (float)least;
+    }
+    g->arc_straightest = st;
     return RSC_OK;
 }
 

@@ -55,12 +55,14 @@ static int rsc_relax(rsc_matcher *m, int32_t from, double dist, double pen, int3
     const rsc_match_graph *g = m->g;
     int32_t h = g->arc_head[from], origin = g->arc_tail[from];
     int32_t s = g->out_start[h], e = g->out_start[h + 1];
+    const double turn_cost = rsc_prices_turns(g) ? m->p->turn_cost : 0.0;
     /* A U-turn goes straight back to the node it came from (same edge reversed, or a twin one-way edge); it costs
      * the penalty even at a dead end, so that a short spur is no cheaper than turning where the track turns. */
     for (int32_t k = s; k < e; k++) {
         int32_t c = g->out_arcs[k];
         double d = dist + pen;
         if (g->arc_head[c] == origin) d += m->p->uturn_penalty;
+        else if (turn_cost > 0) d += rsc_turn_cost(g, turn_cost, from, c);
         if (d > bound) continue;
         if (!rsc_turn_allowed(g, from, c)) continue;
         if (m->d_stamp[c] == m->search_stamp && m->d_best[c] <= d) continue;
@@ -196,6 +198,7 @@ int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_s
         if (rem > bound) continue;
         double lam = beta * (best_prev - prv[i].score);
         int32_t h = g->arc_head[a], origin = g->arc_tail[a];
+        const double turn_cost = rsc_prices_turns(g) ? p->turn_cost : 0.0;
         /* every arc leaving h has its tail at h: one estimate serves them all */
         double est = 0;
         if (nx) {
@@ -204,7 +207,9 @@ int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_s
         }
         for (int32_t k = g->out_start[h]; k < g->out_start[h + 1]; k++) {
             int32_t c = g->out_arcs[k];
-            double pen = g->arc_head[c] == origin ? p->uturn_penalty : 0.0;
+            double pen = g->arc_head[c] == origin ? p->uturn_penalty
+                         : turn_cost > 0                ? rsc_turn_cost(g, turn_cost, a, c)
+                                                        : 0.0;
             if (m->t_stamp[c] == m->layer_stamp && rsc_turn_allowed(g, a, c)) {
                 int j = m->t_idx[c];
                 double d = rem + cur[j].offset;
@@ -278,9 +283,10 @@ int rsc_joint_search(rsc_matcher *m, const rsc_state *prv, int prev_count, rsc_s
         const double g_next = it.g + g->arc_length[it.arc];
         const int32_t from = it.arc, src = it.src;
         const int restricted = g->r_start && g->r_start[from >> 1] != g->r_start[(from >> 1) + 1];
+        const double turn_cost = rsc_prices_turns(g) ? p->turn_cost : 0.0;
         for (int32_t k = k0; k < k1; k++) {
             int32_t c = out_arcs[k];
-            double pc = arc_head[c] == origin ? uturn : 0.0;
+            double pc = arc_head[c] == origin ? uturn : turn_cost > 0 ? rsc_turn_cost(g, turn_cost, from, c) : 0.0;
             double gv = g_next + pc;
             int settled_or_better = d_stamp[c] == search_stamp;
             int allowed = -1; /* the turn restriction, looked up once when needed */

@@ -153,5 +153,5 @@ int rsc_needs_recovery(const rsc_matcher *m, int count, int r) {
     if (r == 0) return 1;
     const rsc_state *cur = &m->states[m->state_n];
     int best = rsc_best_state(cur, count);
-    return best >= 0 && cur[best].pen > 0;
+    return best >= 0 && rsc_turned_back(m->p, cur[best].pen);
 }

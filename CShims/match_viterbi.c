@@ -99,7 +99,7 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         } else if (s->entry >= 0) {
             size_t mark = m->path_n, entries_before = m->entry_n;
             int32_t route = s->entry;
-            if (m->g->arc_speed && s->pen == 0 && m->entries[route].parent >= 0) {
+            if (m->g->arc_speed && !rsc_turned_back(m->p, s->pen) && m->entries[route].parent >= 0) {
                 int32_t q = rsc_quicker_route(m, &m->states[s->back], s);
                 if (q == -2) return 0;
                 if (q >= 0) route = q;

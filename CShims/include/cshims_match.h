@@ -52,6 +52,14 @@ int rsc_match_graph_set_node_positions(rsc_match_graph *graph, const double *x, 
  * the main road); the states and scores are unchanged. Call before the graph is shared between threads. Returns
  * RSC_OK, RSC_EINVAL on NULL or a bad speed, RSC_ENOMEM. */
 int rsc_match_graph_set_arc_speeds(rsc_match_graph *graph, const double *speed);
+/* Gives the graph each arc's direction where it leaves its tail (`leave`) and where it enters its head (`enter`):
+ * radians, atan2(dy, dx) in the local frame, arc_count values each, every one finite (arcs not allowed take any).
+ * With them, params->turn_cost prices the turns of the route searches at junctions on a graph without arc speeds
+ * (rsc_match_graph_set_arc_speeds: where roads have speeds the quickest-path rule chooses instead); without them turns
+ * are free.
+ * Call before the graph is shared between threads. Returns RSC_OK, RSC_EINVAL on NULL or a non-finite value,
+ * RSC_ENOMEM. */
+int rsc_match_graph_set_arc_directions(rsc_match_graph *graph, const double *leave, const double *enter);
 /* Frees a graph; NULL is a no-op. Every matcher using it must be destroyed first. */
 void rsc_match_graph_destroy(rsc_match_graph *graph);
 /* Whether the turn from arc `from` onto arc `to` (at from's head) is allowed by the turn restrictions. */
@@ -102,6 +110,11 @@ typedef struct rsc_match_params {
                               * than 1.25 x the path through those fixes + 4 sigma, and only when they lay on average
                               * at least sigma from their nearest road (a drift off the road driven, not a road of
                               * their own): 0 = max_outliers alone */
+    double turn_cost;        /* metres added to a route per 180 degrees it turns beyond the straightest way on
+                              * from each node it passes (the way back left out): going on where there is one way
+                              * on, or along the straightest, is free; turning off a road that goes on is not. Of
+                              * two routes about as long, the one going straight on wins (0: turns are free; needs
+                              * the graph's arc directions, and applies only on a graph without arc speeds) */
 } rsc_match_params;
 
 /* The one validation of the parameters (CLI, Swift and C API all go through it, and rsc_matcher_run): every value

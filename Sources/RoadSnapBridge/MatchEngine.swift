@@ -9,14 +9,14 @@ package struct MatchEngineParameters: Hashable, Sendable {
     package var headingSigma, minHeadingSpeed, beam, betaPerSecond: Double
     package var maxOutliers: Int32
     package var disconnectMargin, minFixDistance, jointInterval, jointBeam, recoveryRadius, outlierPenalty: Double
-    package var outlierWindow: Double
+    package var outlierWindow, turnCost: Double
 
     package init(sigma: Double, huber: Double, beta: Double, radius: Double, maxCandidates: Int32,
                  distanceFactor: Double, searchFloor: Double, maxSpeed: Double, maxGap: Double, gapMinSpeed: Double,
                  uturnPenalty: Double, backwardTolerance: Double, headingSigma: Double, minHeadingSpeed: Double,
                  beam: Double, betaPerSecond: Double, maxOutliers: Int32, disconnectMargin: Double,
                  minFixDistance: Double, jointInterval: Double, jointBeam: Double, recoveryRadius: Double,
-                 outlierPenalty: Double, outlierWindow: Double)
+                 outlierPenalty: Double, outlierWindow: Double, turnCost: Double)
     {
         self.sigma = sigma; self.huber = huber; self.beta = beta; self.radius = radius
         self.maxCandidates = maxCandidates; self.distanceFactor = distanceFactor; self.searchFloor = searchFloor
@@ -26,7 +26,7 @@ package struct MatchEngineParameters: Hashable, Sendable {
         self.betaPerSecond = betaPerSecond; self.maxOutliers = maxOutliers; self.disconnectMargin = disconnectMargin
         self.minFixDistance = minFixDistance; self.jointInterval = jointInterval; self.jointBeam = jointBeam
         self.recoveryRadius = recoveryRadius; self.outlierPenalty = outlierPenalty
-        self.outlierWindow = outlierWindow
+        self.outlierWindow = outlierWindow; self.turnCost = turnCost
     }
 
     /// Every value finite and within its lower and upper bound (`rsc_match_params_check`); the failure names the
@@ -47,7 +47,7 @@ package struct MatchEngineParameters: Hashable, Sendable {
                          max_outliers: maxOutliers, disconnect_margin: disconnectMargin,
                          min_fix_distance: minFixDistance, joint_interval: jointInterval, joint_beam: jointBeam,
                          recovery_radius: recoveryRadius, outlier_penalty: outlierPenalty,
-                         outlier_window: outlierWindow)
+                         outlier_window: outlierWindow, turn_cost: turnCost)
     }
 }
 
@@ -131,6 +131,18 @@ public final class MatchGraph: @unchecked Sendable {
         let rc = rsc_match_graph_set_arc_speeds(handle, speed)
         if rc == RSC_EINVAL { throw .invalidArgument("arc speeds must be finite and positive") }
         if rc != RSC_OK { throw .internalError("could not store arc speeds (out of memory)") }
+    }
+
+    /// Gives the graph each arc's direction where it leaves its tail and where it enters its head (radians,
+    /// atan2(dy, dx) in the local frame, one per arc), so route searches price turns at junctions
+    /// (`MatchParameters.turnCost`). Call before sharing the graph between threads.
+    package func setArcDirections(leave: [Double], enter: [Double]) throws(NativeFailure) {
+        guard leave.count == arcCount, enter.count == arcCount else {
+            throw .invalidArgument("arc directions: \(leave.count) and \(enter.count) values for \(arcCount) arcs")
+        }
+        let rc = rsc_match_graph_set_arc_directions(handle, leave, enter)
+        if rc == RSC_EINVAL { throw .invalidArgument("arc directions must be finite") }
+        if rc != RSC_OK { throw .internalError("could not store arc directions (out of memory)") }
     }
 
     deinit { rsc_match_graph_destroy(handle) }

@@ -81,6 +81,13 @@ public struct MatchParameters: Hashable, Sendable {
     /// their nearest road and the route is no longer than 1.25 × the path through them + 4 sigma; otherwise the
     /// track splits at the first of them, as with `maxOutliers` alone. 0: `maxOutliers` alone.
     public var outlierWindow: Double = 120
+    /// Metres added to a route per 180° it turns beyond the straightest way on from each node it passes (following a
+    /// road's bends, or its curve where a ramp leaves it, is free; turning off a road that goes on is not): of two
+    /// routes between fixes about as long, the one going straight on wins, as a driver's would (a parallel road in a
+    /// grid between sparse fixes). Applies on maps without road speeds (a GeoJSON network without them): where roads
+    /// have speeds the quickest-path rule picks between such routes, and turn costs on top of it measured worse.
+    /// 0: turns are free. See docs/matching.md (fourteenth round).
+    public var turnCost: Double = 20
 
     public init() {}
 
@@ -118,6 +125,6 @@ public struct MatchParameters: Hashable, Sendable {
                               minFixDistance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24),
                               jointInterval: jointSearchInterval, jointBeam: jointSearchBeam,
                               recoveryRadius: recoveryRadius, outlierPenalty: outlierPenalty,
-                              outlierWindow: outlierWindow)
+                              outlierWindow: outlierWindow, turnCost: turnCost)
     }
 }
