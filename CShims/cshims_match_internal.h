@@ -37,8 +37,8 @@ struct rsc_match_graph {
     double *arc_speed;
     double max_arc_speed;
     /* Each arc's direction (radians) where it leaves its tail and where it enters its head, and the smallest turn
-     * (radians, 0..pi) onto an arc leading on from its head besides the way back (rsc_straightest_turn), for turn
-     * costs; NULL when not given. 12 bytes per arc. */
+     * (radians, 0..pi) onto an arc leading on from its head besides the way back (tabled by
+     * rsc_match_graph_set_arc_directions), for turn costs; NULL when not given. 12 bytes per arc. */
     float *arc_leave, *arc_enter, *arc_straightest;
 };
 
@@ -207,11 +207,13 @@ static inline double rsc_turn_angle(const rsc_match_graph *g, int32_t from, int3
     return fabs(turn);
 }
 
-/* Whether route searches price turns (params->turn_cost): on graphs with arc directions and without arc speeds.
+/* Whether route searches price turns (params->turn_cost): on graphs without arc speeds (rsc_turns_apply), once they
+ * have arc directions.
  * Where roads have speeds, the quickest-path rule of rsc_finalize picks between routes of about equal length (the
  * faster road), and turn costs on top of it made the peers' Andorra sets worse at 30 and 60 s (docs/matching.md,
  * fourteenth round); on a network without speeds they are the one preference between such routes. */
-static inline int rsc_prices_turns(const rsc_match_graph *g) { return g->arc_straightest && !g->arc_speed; }
+static inline int rsc_turns_apply(const rsc_match_graph *g) { return !g->arc_speed; }
+static inline int rsc_prices_turns(const rsc_match_graph *g) { return g->arc_straightest && rsc_turns_apply(g); }
 
 /* The turn cost of going from arc `from` onto arc `to` (not the way back): per_180 metres per 180 degrees it turns
  * more than the straightest way on from that node does. Going on where there is one way on, or along the

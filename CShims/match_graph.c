@@ -194,6 +194,8 @@ int rsc_match_graph_set_arc_directions(rsc_match_graph *g, const double *leave, 
     return RSC_OK;
 }
 
+int rsc_match_graph_prices_turns(const rsc_match_graph *g) { return g && rsc_turns_apply(g); }
+
 void rsc_match_graph_destroy(rsc_match_graph *g) {
     if (g) rsc_graph_free(g);
 }

@@ -54,12 +54,14 @@ int rsc_match_graph_set_node_positions(rsc_match_graph *graph, const double *x, 
 int rsc_match_graph_set_arc_speeds(rsc_match_graph *graph, const double *speed);
 /* Gives the graph each arc's direction where it leaves its tail (`leave`) and where it enters its head (`enter`):
  * radians, atan2(dy, dx) in the local frame, arc_count values each, every one finite (arcs not allowed take any).
- * With them, params->turn_cost prices the turns of the route searches at junctions on a graph without arc speeds
- * (rsc_match_graph_set_arc_speeds: where roads have speeds the quickest-path rule chooses instead); without them turns
- * are free.
- * Call before the graph is shared between threads. Returns RSC_OK, RSC_EINVAL on NULL or a non-finite value,
- * RSC_ENOMEM. */
+ * With them, params->turn_cost prices the turns of the route searches beyond the straightest way on, on a graph
+ * without arc speeds (rsc_match_graph_prices_turns); without them turns are free. Call before the graph is shared
+ * between threads. Returns RSC_OK, RSC_EINVAL on NULL or a non-finite value, RSC_ENOMEM. */
 int rsc_match_graph_set_arc_directions(rsc_match_graph *graph, const double *leave, const double *enter);
+/* Whether the graph's route searches would price turns given arc directions: 1 on a graph without arc speeds, 0 once
+ * rsc_match_graph_set_arc_speeds gave it speeds that differ (the quickest-path rule then picks between routes of
+ * about equal length) or on NULL. Callers can skip computing arc directions when it is 0. */
+int rsc_match_graph_prices_turns(const rsc_match_graph *graph);
 /* Frees a graph; NULL is a no-op. Every matcher using it must be destroyed first. */
 void rsc_match_graph_destroy(rsc_match_graph *graph);
 /* Whether the turn from arc `from` onto arc `to` (at from's head) is allowed by the turn restrictions. */

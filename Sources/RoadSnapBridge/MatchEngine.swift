@@ -134,8 +134,8 @@ public final class MatchGraph: @unchecked Sendable {
     }
 
     /// Gives the graph each arc's direction where it leaves its tail and where it enters its head (radians,
-    /// atan2(dy, dx) in the local frame, one per arc), so route searches price turns at junctions
-    /// (`MatchParameters.turnCost`). Call before sharing the graph between threads.
+    /// atan2(dy, dx) in the local frame, one per arc), so route searches price turns beyond the straightest way on
+    /// (`MatchParameters.turnCost`) when `pricesTurns`. Call before sharing the graph between threads.
     package func setArcDirections(leave: [Double], enter: [Double]) throws(NativeFailure) {
         guard leave.count == arcCount, enter.count == arcCount else {
             throw .invalidArgument("arc directions: \(leave.count) and \(enter.count) values for \(arcCount) arcs")
@@ -144,6 +144,9 @@ public final class MatchGraph: @unchecked Sendable {
         if rc == RSC_EINVAL { throw .invalidArgument("arc directions must be finite") }
         if rc != RSC_OK { throw .internalError("could not store arc directions (out of memory)") }
     }
+
+    /// Whether route searches would price turns given arc directions: no arc speeds, or all of them equal.
+    package var pricesTurns: Bool { rsc_match_graph_prices_turns(handle) != 0 }
 
     deinit { rsc_match_graph_destroy(handle) }
 

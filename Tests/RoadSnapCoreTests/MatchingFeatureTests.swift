@@ -34,6 +34,18 @@ struct NodeMap {
     }
 }
 
+/// Checks that `MatchParameters.validate` refuses each value of `refused` for one parameter and accepts `accepted`.
+func expectValidated(_ parameter: WritableKeyPath<MatchParameters, Double>, refuses refused: [Double],
+                     accepts accepted: Double, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    var parameters = MatchParameters()
+    for value in refused {
+        parameters[keyPath: parameter] = value
+        #expect(throws: RoadSnapError.self, "\(value)", sourceLocation: sourceLocation) { try parameters.validate() }
+    }
+    parameters[keyPath: parameter] = accepted
+    try parameters.validate()
+}
+
 /// The node string traversed by each sub-match: a sub-match's way ids joined by ",".
 func wayIDs(_ result: MatchResult, _ network: RoadNetwork) -> [String] {
     result.subMatches.map { s in result.edgeSourceIDs(of: s, in: network).map(\.description).joined(separator: ",") }

@@ -139,14 +139,6 @@ import RoadSnapFormats
     }
 
     @Test func theWindowIsValidated() throws {
-        var p = MatchParameters()
-        p.outlierWindow = -1
-        #expect(throws: RoadSnapError.self) { try p.validate() }
-        p.outlierWindow = .nan
-        #expect(throws: RoadSnapError.self) { try p.validate() }
-        p.outlierWindow = 3601
-        #expect(throws: RoadSnapError.self) { try p.validate() }
-        p.outlierWindow = 60
-        try p.validate()
+        try expectValidated(\.outlierWindow, refuses: [-1, .nan, 3601], accepts: 60)
     }
 }

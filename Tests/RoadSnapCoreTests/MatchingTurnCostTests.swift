@@ -11,9 +11,10 @@ import RoadSnapCore
 ///     |     |
 /// a - b --- c     (each side 20 m, every road one way: east or north)
 @Suite struct MatchingTurnCostTests {
+    /// Grid 10 m with blank rows and columns between: each drawn step is 20 m.
+    let map = NodeMap("    z\n\n  e d\n\na b c", grid: 10)
+
     func network(staircaseClass: RoadClass = .residential) throws -> RoadNetwork {
-        // Grid 10 m with blank rows and columns between: each drawn step is 20 m.
-        let map = NodeMap("    z\n\n  e d\n\na b c", grid: 10)
         let ways: [(String, RoadClass)] = [("ab", .residential), ("be", staircaseClass), ("ed", staircaseClass),
                                            ("bc", .residential), ("cd", .residential), ("dz", .residential)]
         return try RoadNetwork(ways: ways.map { w in
@@ -24,7 +25,6 @@ import RoadSnapCore
 
     /// Fixes at a, inside the block 8 m east of b-e and 11 m north of b-c (nearer the staircase), and at z, 6 s apart.
     func track() -> Track {
-        let map = NodeMap("    z\n\n  e d\n\na b c", grid: 10)
         let a = map.positions["a"]!, b = map.positions["b"]!, d = map.positions["d"]!, z = map.positions["z"]!
         let middle = GeoCoordinate(uncheckedLatitude: b.latitude + 0.55 * (d.latitude - b.latitude),
                                    longitude: b.longitude + 0.4 * (d.longitude - b.longitude))
@@ -59,12 +59,6 @@ import RoadSnapCore
     }
 
     @Test func theTurnCostIsValidated() throws {
-        var parameters = MatchParameters()
-        parameters.turnCost = -1
-        #expect(throws: RoadSnapError.self) { try parameters.validate() }
-        parameters.turnCost = .nan
-        #expect(throws: RoadSnapError.self) { try parameters.validate() }
-        parameters.turnCost = 1_000
-        try parameters.validate()
+        try expectValidated(\.turnCost, refuses: [-1, .nan, 1_001], accepts: 1_000)
     }
 }

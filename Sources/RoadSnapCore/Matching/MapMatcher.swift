@@ -16,10 +16,6 @@ extension MatchGraph {
         // arc's free-flow speed (arc 2e: edge e forward, 2e + 1 backward).
         var x = [Double](repeating: 0, count: g.nodeCount), y = [Double](repeating: 0, count: g.nodeCount)
         var speed = [Double](repeating: 1, count: 2 * network.edges.count)
-        // Each arc's direction where it leaves its tail and enters its head: the first and last segments of the
-        // edge's geometry that have a length (arc 2e + 1 runs them backwards).
-        var leave = [Double](repeating: 0, count: 2 * network.edges.count)
-        var enter = [Double](repeating: 0, count: 2 * network.edges.count)
         let shape = network.localShape
         for e in network.edges {
             let r = e.shapeRange
@@ -27,6 +23,21 @@ extension MatchGraph {
             y[e.fromNode] = shape[r.lowerBound].y
             x[e.toNode] = shape[r.upperBound - 1].x
             y[e.toNode] = shape[r.upperBound - 1].y
+            let attributes = e.attributes
+            let forward = attributes.speedKmh(forward: true), backward = attributes.speedKmh(forward: false)
+            if forward.isFinite, forward > 0 { speed[2 * e.index] = forward / 3.6 }
+            if backward.isFinite, backward > 0 { speed[2 * e.index + 1] = backward / 3.6 }
+        }
+        try native { () throws(NativeFailure) in try setNodePositions(x: x, y: y) }
+        try native { () throws(NativeFailure) in try setArcSpeeds(speed) }
+        // Turn costs apply only where roads have no speeds: elsewhere the directions would go unused.
+        guard pricesTurns else { return }
+        // Each arc's direction where it leaves its tail and enters its head: the first and last segments of the
+        // edge's geometry that have a length (arc 2e + 1 runs them backwards).
+        var leave = [Double](repeating: 0, count: 2 * network.edges.count)
+        var enter = [Double](repeating: 0, count: 2 * network.edges.count)
+        for e in network.edges {
+            let r = e.shapeRange
             var first = 0.0, last = 0.0
             if let i = (r.lowerBound..<(r.upperBound - 1)).first(where: { shape[$0] != shape[$0 + 1] }) {
                 first = RSMath.atan2(shape[i + 1].y - shape[i].y, shape[i + 1].x - shape[i].x)
@@ -38,13 +49,7 @@ extension MatchGraph {
             enter[2 * e.index] = last
             leave[2 * e.index + 1] = last + .pi
             enter[2 * e.index + 1] = first + .pi
-            let attributes = e.attributes
-            let forward = attributes.speedKmh(forward: true), backward = attributes.speedKmh(forward: false)
-            if forward.isFinite, forward > 0 { speed[2 * e.index] = forward / 3.6 }
-            if backward.isFinite, backward > 0 { speed[2 * e.index + 1] = backward / 3.6 }
         }
-        try native { () throws(NativeFailure) in try setNodePositions(x: x, y: y) }
-        try native { () throws(NativeFailure) in try setArcSpeeds(speed) }
         try native { () throws(NativeFailure) in try setArcDirections(leave: leave, enter: enter) }
     }
 }
