@@ -74,6 +74,35 @@ import Testing
         #expect(nav.lastRouteMessage.isEmpty)
     }
 
+    /// The whole recorded drive guided to its last fix (the driver ignores the route: the navigator reroutes where he
+    /// leaves it). A reroute happens only where the driver is off the leg: never while he is matched onto an arc of
+    /// the leg being followed. (After the reroute at fix 1035 the new leg runs down the driver's road, loops, and comes
+    /// back up it; the first lag-0 answer after the matcher's restart took the road the other way, the leg's place
+    /// jumped to the way back, and the 4 fixes after it, on the leg's first segment, rerouted for driving against
+    /// the leg's way back.)
+    @Test func noRerouteWhileOnTheLegsArcs() throws {
+        let fixes = try Self.drive()
+        let h = try Harness(map: TestData.bellevueMap, start: fixes[0].time ?? 0)
+        let provider = h.session.roadSnappedLocationProvider, nav = h.session.navigator
+        provider.updateLocation(with: fixes[0])
+        #expect(h.setDestinations([Waypoint(coordinate: fixes[fixes.count - 1].coordinate)]) == .ok)
+        nav.isGuidanceActive = true
+        var reroutes = 0, onLeg = 0
+        for f in fixes.dropFirst() {
+            let legArcs = Set(nav.currentRouteLeg?.segments.map(\.arc) ?? [])
+            let before = h.onQueue { h.recorder.count(.navInfo(.rerouting, false)) }
+            provider.updateLocation(with: f)
+            let (after, location) = h.onQueue { (h.recorder.count(.navInfo(.rerouting, false)), h.recorder.locations.last) }
+            guard after > before else { continue }
+            reroutes += 1
+            if let e = location?.edge, let l = location, legArcs.contains(RoadGraph.arc(edge: e, forward: l.isForward)) {
+                onLeg += 1
+            }
+        }
+        #expect(reroutes >= 5)  // the driver does leave the route: the check ran
+        #expect(onLeg == 0)
+    }
+
     /// A receiver outage during which the car leaves the map's coverage: it reappears 3 km north of the extract
     /// (no road within the router's 500 m), is off the route for 3 fixes, and the reroute finds no route. It is
     /// tried again `rerouteRetrySeconds` later (100 s here), not on every fix: no further events while it fails or

@@ -30,39 +30,57 @@ struct LegTracker {
     }
 
     /// Places an on-road location (edge, direction, offset) on the leg, looking from the last place up to
-    /// `lookahead` segments ahead (and one behind). Nil when the location is not on the leg there.
+    /// `lookahead` segments ahead (and one behind). Nil when the location is not on the leg there, unless it has
+    /// been on an earlier segment for `confirmBehind` locations in a row: then the place moves back there.
     mutating func locate(edge: Int, isForward: Bool, offset: Double, lookahead: Int = 40,
-                         tolerance: Double = 10) -> LegPosition?
+                         tolerance: Double = 10, confirmBehind: Int = 2) -> LegPosition?
     {
         let arc = RoadGraph.arc(edge: edge, forward: isForward)
         let start = max(0, (position?.segment ?? 0) - 1)
         let end = position == nil ? leg.segments.count : min(leg.segments.count, start + lookahead)
-        var k = start
-        while k < end {
-            let s = leg.segments[k]
-            if s.arc == arc {
-                let lo = min(s.fromOffset, s.toOffset) - tolerance, hi = max(s.fromOffset, s.toOffset) + tolerance
-                if offset >= lo, offset <= hi {
-                    let into = min(s.distance, max(0, isForward ? offset - s.fromOffset : s.fromOffset - offset))
-                    let fraction = s.distance > 0 ? into / s.distance : 1
-                    let p = LegPosition(segment: k, distanceAlong: s.distanceFromLegStart + into,
-                                        timeAlong: timeAtSegment[k] + fraction * s.duration)
-                    // Never step backwards along the leg by more than the tolerance (GPS noise at a standstill).
-                    if let old = position, p.distanceAlong < old.distanceAlong - tolerance, k <= old.segment {
-                        k += 1
-                        continue
-                    }
-                    position = p
-                    return p
-                }
-            }
-            k += 1
+        for k in start..<max(start, end) {
+            guard let p = place(arc: arc, isForward: isForward, offset: offset, segment: k, tolerance: tolerance)
+            else { continue }
+            // Never step backwards along the leg by more than the tolerance (GPS noise at a standstill).
+            if let old = position, p.distanceAlong < old.distanceAlong - tolerance, k <= old.segment { continue }
+            position = p
+            behindCount = 0
+            return p
         }
+        // Not at the place or ahead: on a segment behind it means the place is ahead of the driver (one wrong
+        // answer moved it there, e.g. a lag-0 match on the leg's road the other way where the leg comes back along
+        // it). Confirmed by `confirmBehind` locations in a row, the place moves back to the nearest such segment.
+        guard position != nil, start > 0 else { return nil }
+        for k in stride(from: start - 1, through: 0, by: -1) {
+            guard let p = place(arc: arc, isForward: isForward, offset: offset, segment: k, tolerance: tolerance)
+            else { continue }
+            behindCount += 1
+            guard behindCount >= confirmBehind else { return nil }
+            position = p
+            behindCount = 0
+            return p
+        }
+        behindCount = 0
         return nil
     }
 
+    /// Locations in a row found only on a segment behind the place (see `locate`).
+    private var behindCount = 0
+
+    /// The place on segment `k` of a location on `arc` at `offset` (within `tolerance` of the segment), or nil.
+    private func place(arc: Int, isForward: Bool, offset: Double, segment k: Int, tolerance: Double) -> LegPosition? {
+        let s = leg.segments[k]
+        guard s.arc == arc else { return nil }
+        let lo = min(s.fromOffset, s.toOffset) - tolerance, hi = max(s.fromOffset, s.toOffset) + tolerance
+        guard offset >= lo, offset <= hi else { return nil }
+        let into = min(s.distance, max(0, isForward ? offset - s.fromOffset : s.fromOffset - offset))
+        let fraction = s.distance > 0 ? into / s.distance : 1
+        return LegPosition(segment: k, distanceAlong: s.distanceFromLegStart + into,
+                           timeAlong: timeAtSegment[k] + fraction * s.duration)
+    }
+
     /// Forgets the place (a new leg or route).
-    mutating func reset() { position = nil }
+    mutating func reset() { position = nil; behindCount = 0 }
 
     var remainingDistance: Double { max(0, leg.distance - (position?.distanceAlong ?? 0)) }
     var remainingTime: Double { max(0, leg.duration - (position?.timeAlong ?? 0)) }
