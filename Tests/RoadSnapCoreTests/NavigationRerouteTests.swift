@@ -103,6 +103,33 @@ import Testing
         #expect(onLeg == 0)
     }
 
+    /// The same guided drive: the matcher restarts at each reroute, and the first answer after it keeps the direction
+    /// the driver was matched in just before (the fixes carry no course; the first fix of the new chain takes the
+    /// bearing from the fix before it). Without that the answer after the reroute at fix 1035 turned round on the
+    /// two-way road the new leg comes back along.
+    @Test func theAnswerAfterARerouteKeepsTheDrivingDirection() throws {
+        let fixes = try Self.drive()
+        let h = try Harness(map: TestData.bellevueMap, start: fixes[0].time ?? 0)
+        let provider = h.session.roadSnappedLocationProvider, nav = h.session.navigator
+        provider.updateLocation(with: fixes[0])
+        #expect(h.setDestinations([Waypoint(coordinate: fixes[fixes.count - 1].coordinate)]) == .ok)
+        nav.isGuidanceActive = true
+        var pending: RoadSnappedLocation?
+        var compared = 0, turned: [Double] = []
+        for f in fixes.dropFirst() {
+            let before = h.onQueue { h.recorder.count(.navInfo(.rerouting, false)) }
+            provider.updateLocation(with: f)
+            let (after, location) = h.onQueue { (h.recorder.count(.navInfo(.rerouting, false)), h.recorder.locations.last) }
+            if let p = pending, let l = location, let e = l.edge, e == p.edge {
+                compared += 1
+                if l.isForward != p.isForward { turned.append(l.timestamp) }
+            }
+            pending = after > before ? location : nil
+        }
+        #expect(compared >= 5)
+        #expect(turned.isEmpty)
+    }
+
     /// A receiver outage during which the car leaves the map's coverage: it reappears 3 km north of the extract
     /// (no road within the router's 500 m), is off the route for 3 fixes, and the reroute finds no route. It is
     /// tried again `rerouteRetrySeconds` later (100 s here), not on every fix: no further events while it fails or

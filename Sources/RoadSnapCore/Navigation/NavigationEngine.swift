@@ -192,6 +192,9 @@ final class ListenerRegistry: @unchecked Sendable {
 /// raw fix); the matcher is the engine's streaming mode. Events are appended to the caller's list and delivered by
 /// the engine after the lock is released.
 struct NavigationState {
+    /// Metres between two fixes from which their bearing is taken as a course (see `process`).
+    static let minCourseDistance = 10.0
+
     let network: RoadNetwork
     let router: Router
     let clock: NavigationClock
@@ -261,6 +264,18 @@ struct NavigationState {
         if feed.matchResetPending {
             feed.matchResetPending = false
             restartMatching(&events)
+            // The new chain's first fix has no transition to tell which way the car drives a two-way road (the
+            // matcher takes either, and a route coming back along that road favours both): without a course from
+            // the receiver it takes the bearing from the previous fix, when that is recent and far enough to tell.
+            if fix.course == nil, let last = feed.lastRawFix, let lastPoint = feed.lastRawPoint, let t0 = last.time,
+               time > t0, time - t0 <= 10
+            {
+                let dx = point.x - lastPoint.x, dy = point.y - lastPoint.y
+                if dx * dx + dy * dy >= Self.minCourseDistance * Self.minCourseDistance {
+                    let degrees = RSMath.atan2(dx, dy) * 180 / .pi
+                    fix.course = degrees < 0 ? degrees + 360 : degrees
+                }
+            }
         }
         feed.lastRawFix = fix
         feed.lastRawPoint = point
