@@ -130,6 +130,55 @@ import Testing
         #expect(turned.isEmpty)
     }
 
+    /// A noisy standstill on the route: the recorded drive guided along the route the driver took (fixes 200-300),
+    /// with a 3-minute stop at fix 250 whose fixes scatter 10 m (1 sigma per axis, a fixed pseudo-random sequence)
+    /// around the car. The lag-0 answers of a standing car flip between the road's two directions; that is not
+    /// driving the route the wrong way (the car does not move against it), so there is no reroute, and guidance
+    /// goes on to the route's end. (Before `wrongCourseDistance` this stop rerouted 4 times.)
+    @Test func aNoisyStandstillOnTheRouteIsNoWrongCourse() throws {
+        let fixes = try Self.drive()
+        let a = 200, stop = 250, b = 300
+        let router = try NavigationFixtures.router(TestData.bellevueMap)
+        let planned = router.route(RouteRequest(origin: Waypoint(coordinate: fixes[a].coordinate),
+                                                destinations: [Waypoint(coordinate: fixes[b].coordinate)]))
+        let route = try #require(planned.route)
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func uniform() -> Double {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (Double(seed >> 11) + 0.5) / Double(UInt64(1) << 53)
+        }
+        func gauss() -> Double { (-2 * RSMath.log(uniform())).squareRoot() * RSMath.cos(2 * .pi * uniform()) }
+        let t0 = fixes[a].time ?? 0
+        var feed = Array(fixes[a...stop])
+        let standing = fixes[stop].coordinate
+        for k in 1...180 {
+            let north = 10 * gauss(), east = 10 * gauss()
+            let c = GeoCoordinate(uncheckedLatitude: standing.latitude + north / 111_320,
+                                  longitude: standing.longitude
+                                      + east / (111_320 * RSMath.cos(standing.latitude * .pi / 180)))
+            feed.append(Fix(coordinate: c, time: (fixes[stop].time ?? 0) + Double(k)))
+        }
+        for f in fixes[(stop + 1)...b] {
+            var g = f
+            g.time = (f.time ?? 0) + 180
+            feed.append(g)
+        }
+        let h = try Harness(map: TestData.bellevueMap, start: t0)
+        let provider = h.session.roadSnappedLocationProvider, nav = h.session.navigator
+        provider.updateLocation(with: feed[0])
+        try nav.setRoute(route)
+        nav.isGuidanceActive = true
+        for f in feed.dropFirst() { provider.updateLocation(with: f) }
+        h.onQueue {
+            // The stop's answers do turn round on the road (what used to look like a wrong course).
+            let stopAnswers = h.recorder.locations.suffix(from: stop - a + 1).prefix(180)
+            #expect(Set(stopAnswers.filter(\.isOnRoad).map(\.isForward)).count == 2)
+            #expect(h.recorder.count(.navInfo(.rerouting, false)) == 0)
+            #expect(h.recorder.count(.routeChanged) == 1)
+            #expect(h.recorder.arrivals.count == 1)
+        }
+    }
+
     /// A receiver outage during which the car leaves the map's coverage: it reappears 3 km north of the extract
     /// (no road within the router's 500 m), is off the route for 3 fixes, and the reroute finds no route. It is
     /// tried again `rerouteRetrySeconds` later (100 s here), not on every fix: no further events while it fails or

@@ -31,6 +31,10 @@ public struct GuidanceOptions: Hashable, Sendable {
     public var offRouteFixes = 3
     /// Consecutive fixes travelling the route's road the wrong way before rerouting (Mapbox: 4 incorrect courses).
     public var wrongCourseFixes = 4
+    /// Metres the driver must also have moved against the route's road since the first of those fixes: a car
+    /// standing or crawling, whose noisy answers flip between the road's two directions, is not driving it the
+    /// wrong way.
+    public var wrongCourseDistance = 20.0
     /// Seconds before a failed reroute is tried again.
     public var rerouteRetrySeconds = 5.0
     /// Seconds between recomputations of the traffic delay category on the same segment.
@@ -98,6 +102,8 @@ struct GuidanceState {
     var traveledPath: [GeoCoordinate] = []
     var offRouteCount = 0
     var wrongCourseCount = 0
+    /// Where along the leg the first fix of the current wrong-course run was (metres from the leg's start).
+    var wrongCourseStart = 0.0
     /// When the next reroute is tried after one that found no route.
     var rerouteRetryAt: Double?
     /// Bumped by each destination request and chosen route: an older pending request then ends canceled.
@@ -272,7 +278,7 @@ struct NavigationState {
             {
                 let dx = point.x - lastPoint.x, dy = point.y - lastPoint.y
                 if dx * dx + dy * dy >= Self.minCourseDistance * Self.minCourseDistance {
-                    let degrees = RSMath.atan2(dx, dy) * 180 / .pi
+                    let degrees = atan2Degrees(dx, dy)
                     fix.course = degrees < 0 ? degrees + 360 : degrees
                 }
             }
@@ -401,18 +407,28 @@ struct NavigationState {
             guidance.offRouteCount = 0
             guidance.wrongCourseCount = 0
         } else {
+            var wrongWay = 0.0
             let leeway = max(guidance.options.offRouteDistance, 2 * (fix.horizontalAccuracy ?? 0))
             let distance = guidance.tracker?.distanceToLeg(point, network: network) ?? .infinity
             if distance > leeway {
                 guidance.offRouteCount += 1
             } else if let e = location.edge,
-                      guidance.tracker?.leg.segments.contains(where: { $0.edge == e && $0.isForward != location.isForward })
-                      == true
+                      let on = guidance.tracker?.nearestSegment(edge: e, isForward: location.isForward,
+                                                                offset: location.offset)
             {
-                guidance.wrongCourseCount += 1
+                // On the leg's road: the wrong way when the part of the leg nearest the place runs against it (a
+                // leg may come back along the road), else just behind the place, which is no wrong course.
+                if on.against {
+                    if guidance.wrongCourseCount == 0 { guidance.wrongCourseStart = on.along }
+                    guidance.wrongCourseCount += 1
+                    wrongWay = guidance.wrongCourseStart - on.along
+                } else {
+                    guidance.wrongCourseCount = 0
+                }
             }
             if guidance.offRouteCount >= guidance.options.offRouteFixes
-                || guidance.wrongCourseCount >= guidance.options.wrongCourseFixes
+                || (guidance.wrongCourseCount >= guidance.options.wrongCourseFixes
+                    && wrongWay >= guidance.options.wrongCourseDistance)
             {
                 guidance.navState = .rerouting
                 // The last known values stay until the new route is installed.

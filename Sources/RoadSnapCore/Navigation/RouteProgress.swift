@@ -79,6 +79,22 @@ struct LegTracker {
                            timeAlong: timeAtSegment[k] + fraction * s.duration)
     }
 
+    /// The leg's segment on `edge` nearest the place (by metres along the leg) for a location on that edge: metres
+    /// from the leg's start to the location along it, and whether the location runs against it. Nil when the leg
+    /// does not use the edge.
+    func nearestSegment(edge: Int, isForward: Bool, offset: Double) -> (along: Double, against: Bool)? {
+        let here = position?.distanceAlong ?? 0
+        var best: (along: Double, against: Bool)?
+        for s in leg.segments where s.edge == edge {
+            let into = min(s.distance, max(0, s.isForward ? offset - s.fromOffset : s.fromOffset - offset))
+            let along = s.distanceFromLegStart + into
+            if best.map({ abs(along - here) < abs($0.along - here) }) ?? true {
+                best = (along, s.isForward != isForward)
+            }
+        }
+        return best
+    }
+
     /// Forgets the place (a new leg or route).
     mutating func reset() { position = nil; behindCount = 0 }
 
