@@ -70,6 +70,12 @@ struct FeedState {
     var windowPoints: [LocalPoint]
     /// Fixes pushed since the matcher's last reset.
     var pushed = 0
+    /// The last `recentCapacity` raw fixes' local points and times (a ring, the newest at `recentNext - 1`): where
+    /// the car has been moving, for a reroute's heading.
+    var recentPoints = [LocalPoint](repeating: LocalPoint(x: 0, y: 0), count: FeedState.recentCapacity)
+    var recentTimes = [Double](repeating: -.infinity, count: FeedState.recentCapacity)
+    var recentNext = 0
+    static let recentCapacity = 12
     /// A reroute happened: the matcher restarts (after answering its held fixes) at the next fix.
     var matchResetPending = false
 
@@ -198,9 +204,6 @@ final class ListenerRegistry: @unchecked Sendable {
 /// raw fix); the matcher is the engine's streaming mode. Events are appended to the caller's list and delivered by
 /// the engine after the lock is released.
 struct NavigationState {
-    /// Metres between two fixes from which their bearing is taken as a course (see `process`).
-    static let minCourseDistance = 10.0
-
     let network: RoadNetwork
     let router: Router
     let clock: NavigationClock
@@ -272,19 +275,14 @@ struct NavigationState {
             restartMatching(&events)
             // The new chain's first fix has no transition to tell which way the car drives a two-way road (the
             // matcher takes either, and a route coming back along that road favours both): without a course from
-            // the receiver it takes the bearing from the previous fix, when that is recent and far enough to tell.
-            if fix.course == nil, let last = feed.lastRawFix, let lastPoint = feed.lastRawPoint, let t0 = last.time,
-               time > t0, time - t0 <= 10
-            {
-                let dx = point.x - lastPoint.x, dy = point.y - lastPoint.y
-                if dx * dx + dy * dy >= Self.minCourseDistance * Self.minCourseDistance {
-                    let degrees = atan2Degrees(dx, dy)
-                    fix.course = degrees < 0 ? degrees + 360 : degrees
-                }
-            }
+            // the receiver it takes the way the raw fixes moved over the last seconds.
+            if fix.course == nil { fix.course = motionBearing(to: point, at: time) }
         }
         feed.lastRawFix = fix
         feed.lastRawPoint = point
+        feed.recentPoints[feed.recentNext] = point
+        feed.recentTimes[feed.recentNext] = time
+        feed.recentNext = (feed.recentNext + 1) % FeedState.recentCapacity
         do {
             try matcher.push(fix, at: point)
         } catch {
@@ -595,9 +593,15 @@ struct NavigationState {
     {
         guard let route = guidance.route else { return }
         let destinations = route.legs[guidance.legIndex...].map(\.destination)
+        // The heading: the receiver's course when moving, else the way the raw fixes moved over the last seconds,
+        // else the matched road's direction when moving (at lag 0 that can be a cross street at a junction). The
+        // origin: the matched point when on a road (a noisy raw fix may lie nearer another road).
         let moving = (fix.speed ?? 0) >= 2
-        let heading: Double? = moving ? (fix.course ?? (location.course >= 0 ? location.course : nil)) : nil
-        let origin = Waypoint(coordinate: fix.coordinate, preferredHeading: heading, headingTolerance: 90)
+        let heading: Double? = moving && fix.course != nil ? fix.course
+            : motionBearing(to: point, at: fix.time ?? location.timestamp)
+                ?? (moving && location.course >= 0 ? location.course : nil)
+        let origin = Waypoint(coordinate: location.isOnRoad ? location.coordinate : fix.coordinate,
+                              preferredHeading: heading, headingTolerance: 90)
         let result = router.route(RouteRequest(origin: origin, destinations: destinations,
                                                options: guidance.routingOptions),
                                   traffic: environment.trafficFeed)
@@ -613,6 +617,25 @@ struct NavigationState {
         // A new route that is no longer than the arrival radius means the driver is there.
         if arrive(location, point: point, located: true, &events) { return }
         appendNavInfo(&events, force: true)
+    }
+
+    /// The way the car moved: the bearing (degrees) to `point` at `time` from the newest raw fix of the last 10 s at
+    /// least 20 m from it (raw fixes are noisy: a shorter chord says little), or nil when the car has not moved that
+    /// far.
+    private func motionBearing(to point: LocalPoint, at time: Double) -> Double? {
+        let n = FeedState.recentCapacity
+        for k in 1...n {
+            let i = (feed.recentNext - k + 2 * n) % n
+            let t = feed.recentTimes[i]
+            if t >= time { continue }
+            if time - t > 10 { return nil }
+            let dx = point.x - feed.recentPoints[i].x, dy = point.y - feed.recentPoints[i].y
+            if dx * dx + dy * dy >= 400 {
+                let degrees = atan2Degrees(dx, dy)
+                return degrees < 0 ? degrees + 360 : degrees
+            }
+        }
+        return nil
     }
 
     /// Makes `route` the current one from its first leg.

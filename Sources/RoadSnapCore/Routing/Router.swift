@@ -288,8 +288,12 @@ public final class Router: Sendable {
             if edge.allows(forward: false) { r.append(ArcPlace(arc: 2 * c.edge + 1, fraction: 1 - c.offset / len)) }
             return r
         }
+        /// The way arc place `a` of candidate `c` runs at the candidate's point.
+        func bearing(_ c: SnapCandidate, _ a: ArcPlace) -> Double {
+            a.arc & 1 == 0 ? c.bearing : (c.bearing + 180).truncatingRemainder(dividingBy: 360)
+        }
         func acceptable(_ c: SnapCandidate, _ a: ArcPlace) -> Bool {
-            let bearing = a.arc & 1 == 0 ? c.bearing : (c.bearing + 180).truncatingRemainder(dividingBy: 360)
+            let bearing = bearing(c, a)
             if let h = w.preferredHeading, bearingDifference(h, bearing) > w.headingTolerance { return false }
             if !isOrigin, w.preferSameSideOfRoad, c.distance > 1, drivingSide != .none {
                 let rad = bearing * Double.pi / 180
@@ -302,6 +306,16 @@ public final class Router: Sendable {
         let nearest = pool[0]
         var chosen = nearest
         var preferred = arcs(nearest).filter { acceptable(nearest, $0) }
+        if let h = w.preferredHeading {
+            // Roads meeting where the nearest one is (a waypoint on a junction): the one going most nearly the
+            // heading's way, not whichever the index lists first.
+            func turn(_ c: SnapCandidate, _ a: ArcPlace) -> Double { bearingDifference(h, bearing(c, a)) }
+            var best = preferred.map { turn(nearest, $0) }.min() ?? .infinity
+            for c in pool.dropFirst() where c.distance <= nearest.distance + 1 {
+                let ok = arcs(c).filter { acceptable(c, $0) }
+                if let d = ok.map({ turn(c, $0) }).min(), d < best { chosen = c; preferred = ok; best = d }
+            }
+        }
         if preferred.isEmpty, w.preferredHeading != nil || w.preferSameSideOfRoad {
             // A slightly farther road that goes the right way (within 3x the nearest distance + 10 m).
             for c in pool.dropFirst() where c.distance <= nearest.distance * 3 + 10 {
