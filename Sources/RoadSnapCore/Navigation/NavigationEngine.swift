@@ -407,7 +407,7 @@ struct NavigationState {
         } else {
             var wrongWay = 0.0
             let leeway = max(guidance.options.offRouteDistance, 2 * (fix.horizontalAccuracy ?? 0))
-            let distance = guidance.tracker?.distanceToLeg(point, network: network) ?? .infinity
+            let distance = guidance.tracker?.nearestPlace(point, network: network).distance ?? .infinity
             if distance > leeway {
                 guidance.offRouteCount += 1
             } else if let e = location.edge,
@@ -469,8 +469,14 @@ struct NavigationState {
         let direct = tracker.destinationPoint.map { d in
             ((point.x - d.x) * (point.x - d.x) + (point.y - d.y) * (point.y - d.y)).squareRoot()
         } ?? .infinity
-        guard (located && remaining <= radius) || (direct <= radius && remaining <= max(200, 4 * radius))
-        else { return false }
+        // Not placed on the leg (a lag-0 answer on a road beside it), the fix itself may still lie on the leg's
+        // last metres: at its end within the radius along it, and no farther from it than an on-route fix may be.
+        var reached = located && remaining <= radius
+        if !reached, !located, remaining <= max(200, 4 * radius) {
+            let near = tracker.nearestPlace(point, network: network)
+            reached = near.distance <= guidance.options.offRouteDistance && tracker.leg.distance - near.along <= radius
+        }
+        guard reached || (direct <= radius && remaining <= max(200, 4 * radius)) else { return false }
         guard let destination = guidance.tracker?.leg.destination else { return false }
         guidance.arrivedAtCurrentLeg = true
         if guidance.distanceReporter.shouldReport(0, threshold: 0) { events.append(.remainingDistance(0)) }

@@ -108,35 +108,37 @@ struct LegTracker {
         return max(0, leg.steps.count - 1)
     }
 
-    /// Metres from the location to the nearest point of the leg's segments near the current place, in the
-    /// network's local frame; `window` segments ahead are examined.
-    func distanceToLeg(_ p: LocalPoint, network: RoadNetwork, window: Int = 30) -> Double {
-        guard !leg.segments.isEmpty else { return .infinity }
+    /// The point of the leg nearest `p` (in the network's local frame) among the segments near the current place
+    /// (`window` segments from just behind it): metres from `p` to it and from the leg's start to it along the leg.
+    func nearestPlace(_ p: LocalPoint, network: RoadNetwork, window: Int = 30) -> (distance: Double, along: Double) {
+        guard !leg.segments.isEmpty else { return (.infinity, 0) }
         let first = max(0, (position?.segment ?? 0) - 2)
         let last = min(leg.segments.count, first + window)
-        var best = Double.infinity
+        var best = Double.infinity, bestAlong = 0.0
         for k in first..<last {
-            let e = leg.segments[k].edge
-            let pts = network.localGeometry(ofEdge: e)
-            var i = pts.startIndex
+            let s = leg.segments[k]
+            let pts = network.localGeometry(ofEdge: s.edge)
+            var i = pts.startIndex, offset = 0.0
             while i + 1 < pts.endIndex {
-                best = min(best, pointSegmentDistance(p, pts[i], pts[i + 1]))
+                let a = pts[i], b = pts[i + 1]
+                let dx = b.x - a.x, dy = b.y - a.y
+                let len2 = dx * dx + dy * dy, len = len2.squareRoot()
+                let t = len2 > 0 ? max(0, min(1, ((p.x - a.x) * dx + (p.y - a.y) * dy) / len2)) : 0
+                let x = a.x + t * dx - p.x, y = a.y + t * dy - p.y
+                let d = (x * x + y * y).squareRoot()
+                if d < best {
+                    // Where the foot lies on the segment's part of the edge (clamped to it).
+                    let o = offset + t * len
+                    let into = s.isForward ? o - s.fromOffset : s.fromOffset - o
+                    best = d
+                    bestAlong = s.distanceFromLegStart + min(s.distance, max(0, into))
+                }
+                offset += len
                 i += 1
             }
         }
-        return best
+        return (best, bestAlong)
     }
-}
-
-/// Distance from `p` to the segment `a`-`b` in a metric frame.
-@inline(__always)
-func pointSegmentDistance(_ p: LocalPoint, _ a: LocalPoint, _ b: LocalPoint) -> Double {
-    let dx = b.x - a.x, dy = b.y - a.y
-    let len2 = dx * dx + dy * dy
-    var t = len2 > 0 ? ((p.x - a.x) * dx + (p.y - a.y) * dy) / len2 : 0
-    t = max(0, min(1, t))
-    let x = a.x + t * dx - p.x, y = a.y + t * dy - p.y
-    return (x * x + y * y).squareRoot()
 }
 
 /// The local-frame polyline of a leg, with cumulative distance and the speed (m/s) of each piece: what the
