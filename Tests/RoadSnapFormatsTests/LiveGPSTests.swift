@@ -4,7 +4,9 @@ import RoadSnapFormats
 import Synchronization
 import Testing
 
-@Suite struct LiveGPSTests {
+/// Serialized: two tests each start gpsfake and a gpsd; run side by side in a full run on a loaded 2-core machine
+/// they once both exceeded their minute.
+@Suite(.serialized) struct LiveGPSTests {
     /// The drive as NMEA 0183 (made from `drive` by `Fixtures/gpsd/make_nmea.py`).
     static let nmeaLog = FixturePaths.fixture("gpsd/newson-krumm-bellevue.nmea")
     static let drive = FixturePaths.sample("newson-krumm-bellevue.csv")
