@@ -7,6 +7,7 @@ that GPS noise alone caused. For each noise level (metres, 1 sigma per axis) the
 through `roadsnap navigate --replay ... --replay-speed max` and the `rerouting` nav-info events are counted.
 
     Benchmarks/noisy_guidance.py .build/release/roadsnap [--map M] [--track CSV] [--sigmas 5,10,20] [--seeds 6]
+                                 [--bursts]
 
 The track is a CSV with time,lat,lon columns (the bundled Newson & Krumm drive by default).
 """
@@ -36,6 +37,30 @@ def noisy_copy(rows, sigma, seed, path):
                         f"{lon + east / (111320 * math.cos(math.radians(lat))):.7f}"])
 
 
+def bursty_copy(rows, seed, path, sigma=5.0, tau=30.0, every=120.0):
+    """Writes `rows` with correlated error (a first-order autoregressive walk: `sigma` metres per axis, correlation
+    time `tau` seconds at one fix a second) plus multipath bursts: on average once per `every` fixes, 3 to 6 fixes
+    moved 40-90 m in one random direction."""
+    rng = random.Random(seed)
+    a = math.exp(-1 / tau)
+    east = north = 0.0
+    burst, bx, by = 0, 0.0, 0.0
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["time", "lat", "lon"])
+        for t, lat, lon in rows:
+            east = a * east + math.sqrt(1 - a * a) * rng.gauss(0, sigma)
+            north = a * north + math.sqrt(1 - a * a) * rng.gauss(0, sigma)
+            if burst == 0 and rng.random() < 1 / every:
+                burst = rng.randint(3, 6)
+                angle, d = rng.uniform(0, 2 * math.pi), rng.uniform(40, 90)
+                bx, by = d * math.cos(angle), d * math.sin(angle)
+            e, n = east, north
+            if burst > 0:
+                e, n, burst = e + bx, n + by, burst - 1
+            w.writerow([t, f"{lat + n / 111320:.7f}", f"{lon + e / (111320 * math.cos(math.radians(lat))):.7f}"])
+
+
 def reroutes(binary, map_path, track, destination):
     """(rerouting events, arrivals) of one guided replay."""
     out = subprocess.run([binary, "navigate", "--map", map_path, "--to", destination, "--replay", track,
@@ -58,6 +83,8 @@ def main():
     ap.add_argument("--track", default=os.path.join(ROOT, "Samples", "newson-krumm-bellevue.csv"))
     ap.add_argument("--sigmas", default="5,10,20")
     ap.add_argument("--seeds", type=int, default=6)
+    ap.add_argument("--bursts", action="store_true",
+                    help="also correlated 5 m error with multipath bursts (bursty_copy), one row")
     a = ap.parse_args()
     with open(a.track, newline="") as f:
         r = csv.DictReader(f)
@@ -81,6 +108,17 @@ def main():
                 counts.append(n)
             mean = sum(counts) / len(counts)
             print(f"| {sigma:g} | {', '.join(map(str, counts))} | {mean:.1f} | {mean - clean:+.1f} |")
+        if a.bursts:
+            counts = []
+            for seed in range(1, a.seeds + 1):
+                path = os.path.join(tmp, f"bursts_{seed}.csv")
+                bursty_copy(rows, seed, path)
+                n, arrived = reroutes(a.binary, a.map, path, destination)
+                if arrived != 1:
+                    print(f"  bursts seed {seed}: arrived {arrived} times", file=sys.stderr)
+                counts.append(n)
+            mean = sum(counts) / len(counts)
+            print(f"| 5, correlated, with bursts | {', '.join(map(str, counts))} | {mean:.1f} | {mean - clean:+.1f} |")
 
 
 if __name__ == "__main__":

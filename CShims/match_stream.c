@@ -418,3 +418,5 @@ size_t rsc_stream_memory(const rsc_stream *s) {
            ((size_t)s->max_lag + 1) * sizeof(rsc_stream_slot) +
            (s->pend_cap + s->replay_cap) * sizeof(rsc_stream_pend);
 }
+
+size_t rsc_stream_pending(const rsc_stream *s) { return s ? s->pend_n : 0; }

@@ -227,6 +227,10 @@ int rsc_stream_set_route(rsc_stream *stream, const int32_t *arcs, size_t n);
 void rsc_stream_reset(rsc_stream *stream);
 /* Bytes the stream holds in its growable buffers (for soak tests: stays flat on an endless drive). */
 size_t rsc_stream_memory(const rsc_stream *stream);
+/* Fixes at the end of the stream held as possible outliers: unreachable from the chain (up to max_outliers or the
+ * outlier window), unanswered until a later fix bridges them (outliers) or ends the chain (replayed into the next
+ * one). 0 once a fix is scored, and for NULL. */
+size_t rsc_stream_pending(const rsc_stream *stream);
 
 #ifdef __cplusplus
 }

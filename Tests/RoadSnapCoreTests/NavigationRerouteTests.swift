@@ -170,6 +170,50 @@ import Testing
         }
     }
 
+    /// Multipath jumps on the route: the recorded drive guided along the route the driver took (fixes 200-400), with
+    /// runs of 3 to 5 fixes moved 50-70 m off the road in one direction (as a reflection would), every 30 s. The
+    /// matcher holds such fixes as possible outliers until a later fix bridges them; the navigator waits for that
+    /// too instead of counting them off the route. 7 reroutes before that rule, 3 with it (jumps the matcher does not
+    /// hold as outliers, such as those with no road within its radius, still count, as a car leaving the map must).
+    @Test func multipathJumpsOnTheRouteAreNoOffRoute() throws {
+        let fixes = try Self.drive()
+        let a = 200, b = 400
+        let router = try NavigationFixtures.router(TestData.bellevueMap)
+        let planned = router.route(RouteRequest(origin: Waypoint(coordinate: fixes[a].coordinate),
+                                                destinations: [Waypoint(coordinate: fixes[b].coordinate)]))
+        let route = try #require(planned.route)
+        var noise = GaussianNoise(seed: 7)
+        var feed = Array(fixes[a...b])
+        var k = 20, jumps = 0
+        while k + 5 < feed.count - 10 {
+            let length = 3 + Int(noise.uniform() * 3), metres = 60 + 30 * noise.uniform()
+            // Square to the way the car drives there (the bearing from the fix before the run to the one after it).
+            let p = feed[k - 1].coordinate, q = feed[k + length].coordinate
+            let along = RSMath.atan2((q.longitude - p.longitude) * RSMath.cos(p.latitude * .pi / 180),
+                                     q.latitude - p.latitude)
+            let angle = along + (noise.uniform() < 0.5 ? 1 : -1) * .pi / 2
+            for j in k..<(k + length) {
+                let c = feed[j].coordinate
+                feed[j].coordinate = GeoCoordinate(
+                    uncheckedLatitude: c.latitude + metres * RSMath.cos(angle) / 111_320,
+                    longitude: c.longitude + metres * RSMath.sin(angle) / (111_320 * RSMath.cos(c.latitude * .pi / 180)))
+            }
+            jumps += 1
+            k += 30
+        }
+        let h = try Harness(map: TestData.bellevueMap, start: fixes[a].time ?? 0)
+        let provider = h.session.roadSnappedLocationProvider, nav = h.session.navigator
+        provider.updateLocation(with: feed[0])
+        try nav.setRoute(route)
+        nav.isGuidanceActive = true
+        for f in feed.dropFirst() { provider.updateLocation(with: f) }
+        #expect(jumps == 6)
+        h.onQueue {
+            #expect(h.recorder.count(.navInfo(.rerouting, false)) <= 3)
+            #expect(h.recorder.arrivals.count == 1)
+        }
+    }
+
     /// The whole drive guided to its last fix with every fix scattered 10 m (1 sigma per axis; the fixture
     /// `noise/newson-krumm-bellevue-sigma10-seed6.csv`, made by `Benchmarks/noisy_guidance.py`'s `noisy_copy`). The
     /// drive ends on I-90 at the destination; its last lag-0 answers lie on the road beside the leg (not placed on

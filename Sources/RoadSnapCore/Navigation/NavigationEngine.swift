@@ -408,7 +408,10 @@ struct NavigationState {
             var wrongWay = 0.0
             let leeway = max(guidance.options.offRouteDistance, 2 * (fix.horizontalAccuracy ?? 0))
             let distance = guidance.tracker?.nearestPlace(point, network: network).distance ?? .infinity
-            if distance > leeway {
+            if location.edge == nil, matchOptions.lag == 0, matcher.pendingOutliers > 0 {
+                // The matcher holds this fix as a possible outlier (a multipath jump off the roads driven): off the
+                // route only once a later fix settles that the car went there (the chain ends), not on the jump.
+            } else if distance > leeway {
                 guidance.offRouteCount += 1
             } else if let e = location.edge,
                       let on = guidance.tracker?.nearestSegment(edge: e, isForward: location.isForward,
