@@ -8,6 +8,16 @@ import Testing
 @Suite(.serialized) struct NavigationRerouteTests {
     static func drive() throws -> [Fix] { try TrackReader.read(path: TestData.bellevueDrive).fixes }
 
+    /// A session that took `first` and is guided to the recorded drive's last fix.
+    static func guidedToTheDrivesEnd(from first: Fix) throws -> Harness {
+        let fixes = try drive()
+        let h = try Harness(map: TestData.bellevueMap, start: fixes[0].time ?? 0)
+        h.session.roadSnappedLocationProvider.updateLocation(with: first)
+        #expect(h.setDestinations([Waypoint(coordinate: fixes[fixes.count - 1].coordinate)]) == .ok)
+        h.session.navigator.isGuidanceActive = true
+        return h
+    }
+
     /// The recorded drive between fixes 220 and 260 (a two-way arterial) played backwards at 1 Hz, guided along the
     /// route the driver really took there: every fix is on the route's road, in the opposite direction. After
     /// `wrongCourseFixes` (4) such fixes the navigator reroutes, with rerouting -> route changed -> enroute, and the
@@ -82,11 +92,8 @@ import Testing
     /// the leg's way back.)
     @Test func noRerouteWhileOnTheLegsArcs() throws {
         let fixes = try Self.drive()
-        let h = try Harness(map: TestData.bellevueMap, start: fixes[0].time ?? 0)
+        let h = try Self.guidedToTheDrivesEnd(from: fixes[0])
         let provider = h.session.roadSnappedLocationProvider, nav = h.session.navigator
-        provider.updateLocation(with: fixes[0])
-        #expect(h.setDestinations([Waypoint(coordinate: fixes[fixes.count - 1].coordinate)]) == .ok)
-        nav.isGuidanceActive = true
         var reroutes = 0, onLeg = 0
         for f in fixes.dropFirst() {
             let legArcs = Set(nav.currentRouteLeg?.segments.map(\.arc) ?? [])
@@ -104,16 +111,13 @@ import Testing
     }
 
     /// The same guided drive: the matcher restarts at each reroute, and the first answer after it keeps the direction
-    /// the driver was matched in just before (the fixes carry no course; the first fix of the new chain takes the
-    /// bearing from the fix before it). Without that the answer after the reroute at fix 1035 turned round on the
+    /// the driver was matched in just before (the fixes carry no course; the first fix of the new chain takes the way
+    /// the raw fixes moved over the last seconds). Without that the answer after the reroute at fix 1035 turned round on the
     /// two-way road the new leg comes back along.
     @Test func theAnswerAfterARerouteKeepsTheDrivingDirection() throws {
         let fixes = try Self.drive()
-        let h = try Harness(map: TestData.bellevueMap, start: fixes[0].time ?? 0)
-        let provider = h.session.roadSnappedLocationProvider, nav = h.session.navigator
-        provider.updateLocation(with: fixes[0])
-        #expect(h.setDestinations([Waypoint(coordinate: fixes[fixes.count - 1].coordinate)]) == .ok)
-        nav.isGuidanceActive = true
+        let h = try Self.guidedToTheDrivesEnd(from: fixes[0])
+        let provider = h.session.roadSnappedLocationProvider
         var pending: RoadSnappedLocation?
         var compared = 0, turned: [Double] = []
         for f in fixes.dropFirst() {
@@ -223,11 +227,8 @@ import Testing
         let fixes = try Self.drive()
         let noisy = try TrackReader.read(path: TestData.fixture("noise/newson-krumm-bellevue-sigma10-seed6.csv")).fixes
         #expect(noisy.count == fixes.count)
-        let h = try Harness(map: TestData.bellevueMap, start: fixes[0].time ?? 0)
+        let h = try Self.guidedToTheDrivesEnd(from: noisy[0])
         let provider = h.session.roadSnappedLocationProvider, nav = h.session.navigator
-        provider.updateLocation(with: noisy[0])
-        #expect(h.setDestinations([Waypoint(coordinate: fixes[fixes.count - 1].coordinate)]) == .ok)
-        nav.isGuidanceActive = true
         for f in noisy.dropFirst() { provider.updateLocation(with: f) }
         h.onQueue {
             #expect(h.recorder.arrivals.count == 1)

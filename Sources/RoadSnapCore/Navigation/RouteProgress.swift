@@ -73,7 +73,7 @@ struct LegTracker {
         guard s.arc == arc else { return nil }
         let lo = min(s.fromOffset, s.toOffset) - tolerance, hi = max(s.fromOffset, s.toOffset) + tolerance
         guard offset >= lo, offset <= hi else { return nil }
-        let into = min(s.distance, max(0, isForward ? offset - s.fromOffset : s.fromOffset - offset))
+        let into = s.metresInto(atEdgeOffset: offset)
         let fraction = s.distance > 0 ? into / s.distance : 1
         return LegPosition(segment: k, distanceAlong: s.distanceFromLegStart + into,
                            timeAlong: timeAtSegment[k] + fraction * s.duration)
@@ -86,8 +86,7 @@ struct LegTracker {
         let here = position?.distanceAlong ?? 0
         var best: (along: Double, against: Bool)?
         for s in leg.segments where s.edge == edge {
-            let into = min(s.distance, max(0, s.isForward ? offset - s.fromOffset : s.fromOffset - offset))
-            let along = s.distanceFromLegStart + into
+            let along = s.distanceFromLegStart + s.metresInto(atEdgeOffset: offset)
             if best.map({ abs(along - here) < abs($0.along - here) }) ?? true {
                 best = (along, s.isForward != isForward)
             }
@@ -128,10 +127,8 @@ struct LegTracker {
                 let d = (x * x + y * y).squareRoot()
                 if d < best {
                     // Where the foot lies on the segment's part of the edge (clamped to it).
-                    let o = offset + t * len
-                    let into = s.isForward ? o - s.fromOffset : s.fromOffset - o
                     best = d
-                    bestAlong = s.distanceFromLegStart + min(s.distance, max(0, into))
+                    bestAlong = s.distanceFromLegStart + s.metresInto(atEdgeOffset: offset + t * len)
                 }
                 offset += len
                 i += 1
@@ -205,5 +202,12 @@ struct SimulationPath {
         let t = len > 0 ? (target - along[k]) / len : 0
         let p = LocalPoint(x: a.x + t * (b.x - a.x), y: a.y + t * (b.y - a.y))
         return (p, localBearing(from: a, to: b), speeds[k])
+    }
+}
+
+extension LegSegment {
+    /// Metres from the segment's start to edge offset `offset` in its driving direction, clamped to the segment.
+    func metresInto(atEdgeOffset offset: Double) -> Double {
+        min(distance, max(0, isForward ? offset - fromOffset : fromOffset - offset))
     }
 }
