@@ -20,6 +20,9 @@ enum StreamBenchmark {
     struct Agreement {
         var same = [Int](repeating: 0, count: StreamBenchmark.lags.count)
         var total = [Int](repeating: 0, count: StreamBenchmark.lags.count)
+        /// Fixes the batch left unmatched, and of them those the stream answers anyway (an answer it should not give).
+        var unmatched = [Int](repeating: 0, count: StreamBenchmark.lags.count)
+        var extra = [Int](repeating: 0, count: StreamBenchmark.lags.count)
         /// The lag-5 answers on another arc than the batch's, by kind: held with no scored fix among the 5 after it
         /// (the window holds no newer layer: a lag-0 answer in layers), held with one, scored, no answer; and of
         /// all, those on the twin of the batch's arc (the same road the other way, as a separate one-way edge).
@@ -31,7 +34,10 @@ enum StreamBenchmark {
         var chain5 = 0
         static func + (a: Agreement, b: Agreement) -> Agreement {
             var r = a
-            for i in r.same.indices { r.same[i] += b.same[i]; r.total[i] += b.total[i] }
+            for i in r.same.indices {
+                r.same[i] += b.same[i]; r.total[i] += b.total[i]
+                r.unmatched[i] += b.unmatched[i]; r.extra[i] += b.extra[i]
+            }
             for i in r.misses5.indices { r.misses5[i] += b.misses5[i] }
             r.twins5 += b.twins5
             r.next5 += b.next5
@@ -51,6 +57,10 @@ enum StreamBenchmark {
                 "lag \(lag): \(fmt(100 * Double(st.0) / Double(max(1, st.1)), 2, width: 6)) %"
             }.joined(separator: "  ") + "  (\(total.first ?? 0) fixes)"
         }
+        var extraText: String {
+            "of the \(unmatched.first ?? 0) fixes the batch leaves unmatched, answered by the stream: "
+                + zip(StreamBenchmark.lags, extra).map { "lag \($0) \($1)" }.joined(separator: ", ")
+        }
     }
 
     /// Agreement with the batch run, the stream given the defaults (as a live feed runs) and, second, the parameters
@@ -68,7 +78,11 @@ enum StreamBenchmark {
                 try stream.push(f)
                 if let now = stream.result(lag: 0), !now.held { lastScored = i }
                 for (k, lag) in lags.enumerated() where lag <= i {
-                    guard let b = batch.fixes[i - lag] else { continue }
+                    guard let b = batch.fixes[i - lag] else {
+                        a.unmatched[k] += 1
+                        if stream.result(lag: lag) != nil { a.extra[k] += 1 }
+                        continue
+                    }
                     a.total[k] += 1
                     let o = stream.result(lag: lag)
                     if let o, o.arc == b.arc {
@@ -116,6 +130,7 @@ enum StreamBenchmark {
             print("agreement, sample drive, defaults:            \(a.defaults.text)")
             print("agreement, sample drive, batch's parameters:  \(a.derived.text)")
             print("lag-5 misses, sample drive, defaults, share of fixes: \(a.defaults.missText)")
+            print("sample drive, defaults: \(a.defaults.extraText)")
         }
         let dirs = args.contains { $0.hasPrefix("tracks=") } ? MatchBenchmark.trackDirectories(args) : []
         if !dirs.isEmpty {
@@ -129,6 +144,7 @@ enum StreamBenchmark {
             print("agreement, \(dirs.count) Kubicka tracks, defaults:           \(total.text)")
             print("agreement, \(dirs.count) Kubicka tracks, batch's parameters: \(derived.text)")
             print("lag-5 misses, Kubicka tracks, defaults, share of fixes: \(total.missText)")
+            print("Kubicka tracks, defaults: \(total.extraText)")
         }
         if let soak = args.first(where: { $0.hasPrefix("soak=") }).flatMap({ Int($0.dropFirst(5)) }) {
             let stream = try StreamMatcher(network: sample, parameters: parameters, maxLag: 10)

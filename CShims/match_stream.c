@@ -4,13 +4,13 @@
  * to the lag window as it grows, so memory stays bounded on an endless drive. */
 #include "cshims_match_internal.h"
 
-enum { RSC_SLOT_UNMATCHED = 0, RSC_SLOT_SCORED = 1, RSC_SLOT_HELD = 2, RSC_SLOT_FROZEN = 3 };
+enum { RSC_SLOT_UNMATCHED = 0, RSC_SLOT_SCORED = 1, RSC_SLOT_HELD = 2, RSC_SLOT_FROZEN = 3, RSC_SLOT_PENDING = 4 };
 
-/* One of the last max_lag + 1 pushed fixes: unmatched, on a layer of the chain (scored there or held by it), or
- * frozen (its answer fixed when its chain ended). */
+/* One of the last max_lag + 1 pushed fixes: unmatched, on a layer of the chain (scored there or held by it), frozen
+ * (its answer fixed when its chain ended), or pending (in the open run of outliers, answered from the shadow chain). */
 typedef struct rsc_stream_slot {
     int32_t kind;
-    int64_t layer; /* global layer id (scored, held) */
+    int64_t layer; /* global layer id (scored, held); the fix's place in the run (pending) */
     double x, y;   /* the fix */
     rsc_stream_answer answer; /* unmatched, frozen */
 } rsc_stream_slot;
@@ -31,6 +31,11 @@ struct rsc_stream {
     size_t replay_n, replay_cap;
     rsc_stream_slot *ring; /* max_lag + 1 slots; slot of push k: k % (max_lag + 1) */
     uint64_t pushed;    /* since the last reset */
+    /* The open run of outliers matched as a chain of its own (its push k is pend[k]): what the run becomes should the
+     * chain end, so a fix in the run has an answer once later fixes came (lag >= 1). Made at the first outlier; a
+     * shadow has none itself. */
+    struct rsc_stream *shadow;
+    int is_shadow;
 };
 
 static void rsc_stream_unmatched(rsc_stream_answer *a) {
@@ -83,6 +88,7 @@ void rsc_stream_destroy(rsc_stream *s) {
     if (!s) return;
     rsc_matcher_destroy(s->m);
     free(s->x); free(s->y); free(s->t); free(s->course); free(s->speed); free(s->accuracy); free(s->ring); free(s->pend); free(s->replay);
+    rsc_stream_destroy(s->shadow);
     free(s);
 }
 
@@ -98,6 +104,7 @@ void rsc_stream_reset(rsc_stream *s) {
     s->pend_n = 0;
     s->replay_n = 0;
     s->pushed = 0;
+    rsc_stream_reset(s->shadow);
 }
 
 int rsc_stream_set_route(rsc_stream *s, const int32_t *arcs, size_t n) {
@@ -117,7 +124,7 @@ int rsc_stream_set_route(rsc_stream *s, const int32_t *arcs, size_t n) {
         memset(s->m->route_arc, 0, na);
     }
     for (size_t i = 0; i < n; i++) s->m->route_arc[arcs[i]] = 1;
-    return RSC_OK;
+    return s->shadow ? rsc_stream_set_route(s->shadow, arcs, n) : RSC_OK;
 }
 
 /* The state of global layer `layer` on the best chain ending in the newest layer (the first best, as the batch
@@ -130,7 +137,19 @@ static const rsc_state *rsc_stream_chain_state(const rsc_stream *s, int64_t laye
     return best >= 0 ? &m->states[best] : NULL;
 }
 
-static void rsc_stream_answer_of(const rsc_stream *s, const rsc_stream_slot *slot, int ahead, rsc_stream_answer *out) {
+static void rsc_stream_answer_of(const rsc_stream *s, const rsc_stream_slot *slot, int32_t lag, int ahead,
+                                 rsc_stream_answer *out) {
+    if (slot->kind == RSC_SLOT_PENDING) {
+        /* at lag 0 a possible outlier (no answer); later, its answer on the shadow chain, the run's best explanation
+         * with the fixes after it */
+        const rsc_stream *h = s->shadow;
+        if (lag > 0 && h && slot->layer >= 0 && (uint64_t)slot->layer < h->pushed &&
+            h->pushed - 1 - (uint64_t)slot->layer <= (uint64_t)h->max_lag &&
+            rsc_stream_result(h, (int32_t)(h->pushed - 1 - (uint64_t)slot->layer), out) == RSC_OK)
+            return;
+        rsc_stream_unmatched(out);
+        return;
+    }
     if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) {
         *out = slot->answer;
         return;
@@ -167,7 +186,7 @@ static void rsc_stream_end_chain(rsc_stream *s) {
         for (uint64_t k = 0; k < kept; k++) {
             rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - k) % ((uint64_t)s->max_lag + 1)];
             if (slot->kind != RSC_SLOT_SCORED && slot->kind != RSC_SLOT_HELD) continue;
-            rsc_stream_answer_of(s, slot, 0, &slot->answer);
+            rsc_stream_answer_of(s, slot, 0, 0, &slot->answer);
             slot->kind = RSC_SLOT_FROZEN;
         }
     }
@@ -246,18 +265,63 @@ static rsc_stream_slot *rsc_stream_slot_of(rsc_stream *s, uint64_t push) {
 static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, double time, double course,
                            double speed, double accuracy);
 
+/* Feeds the run's fix k (s->pend[k]) to the shadow chain (made on first use) and marks its slot pending. */
+static int rsc_stream_shadow_push(rsc_stream *s, size_t k) {
+    if (s->is_shadow) return RSC_OK;
+    if (!s->shadow) {
+        s->shadow = rsc_stream_create(s->m->g, s->m->query, &s->p, s->max_lag, s->m->route_bonus);
+        if (!s->shadow) return RSC_ENOMEM;
+        s->shadow->is_shadow = 1;
+        if (s->m->route_arc) {
+            size_t na = s->m->g->arc_count;
+            s->shadow->m->route_arc = malloc(na ? na : 1);
+            if (!s->shadow->m->route_arc) return RSC_ENOMEM;
+            memcpy(s->shadow->m->route_arc, s->m->route_arc, na);
+        }
+    }
+    const rsc_stream_pend *a = &s->pend[k];
+    int r = rsc_stream_push(s->shadow, a->x, a->y, a->t, a->course, a->speed, a->accuracy);
+    if (r != RSC_OK) return r;
+    rsc_stream_slot *slot = rsc_stream_slot_of(s, a->push);
+    if (slot) {
+        slot->kind = RSC_SLOT_PENDING;
+        slot->layer = (int64_t)k;
+    }
+    return RSC_OK;
+}
+
+/* The run changed other than by one more fix: the shadow chain is made again from the run's fixes (none: forgotten),
+ * and the slots of fixes no longer in the run are unmatched until taken again. */
+static int rsc_stream_shadow_rebuild(rsc_stream *s) {
+    if (!s->shadow) return RSC_OK;
+    rsc_stream_reset(s->shadow);
+    for (int32_t i = 0; i <= s->max_lag; i++) {
+        rsc_stream_slot *slot = &s->ring[i];
+        if (slot->kind != RSC_SLOT_PENDING) continue;
+        slot->kind = RSC_SLOT_UNMATCHED;
+        slot->layer = -1;
+        rsc_stream_unmatched(&slot->answer);
+    }
+    for (size_t k = 0; k < s->pend_n; k++) {
+        int r = rsc_stream_shadow_push(s, k);
+        if (r != RSC_OK) return r;
+    }
+    return RSC_OK;
+}
+
 /* Moves the run's fixes from place `from` on off the run and onto the replay stack (a stack: replaying them may end
- * a chain and replay again); *base is where they start on it. 0 on out of memory. */
+ * a chain and replay again); *base is where they start on it. RSC_OK, or the failure of the shadow's rebuild or
+ * RSC_ENOMEM. */
 static int rsc_stream_unpend(rsc_stream *s, size_t from, size_t *base) {
     size_t count = s->pend_n - from;
     *base = s->replay_n;
     if (count > 0) {
-        if (!RSC_GROW(s->replay, s->replay_cap, *base + count)) return 0;
+        if (!RSC_GROW(s->replay, s->replay_cap, *base + count)) return RSC_ENOMEM;
         memcpy(&s->replay[*base], &s->pend[from], count * sizeof *s->replay);
         s->replay_n = *base + count;
     }
     s->pend_n = from;
-    return 1;
+    return rsc_stream_shadow_rebuild(s);
 }
 
 /* Takes the fixes on the replay stack from `base` on again, in order, then pops them. */
@@ -329,7 +393,12 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
         }
         if (st == RSC_STEP_COMMITTED) {
             rsc_outliers_clear(m);
-            s->pend_n = 0;
+            if (s->pend_n > 0) {
+                /* the run was bridged: its fixes stay outliers */
+                s->pend_n = 0;
+                int r = rsc_stream_shadow_rebuild(s);
+                if (r != RSC_OK) return r;
+            }
             if (s->held_pos >= 0) {
                 /* the held fix before it is no longer the latest: the layer's fix takes its place */
                 size_t h = (size_t)s->held_pos;
@@ -355,7 +424,7 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
             /* kept to be replayed into the next chain should this one end before a fix is scored */
             if (!RSC_GROW(s->pend, s->pend_cap, s->pend_n + 1)) return RSC_ENOMEM;
             s->pend[s->pend_n++] = (rsc_stream_pend){x, y, time, course, speed, accuracy, push};
-            return RSC_OK;
+            return rsc_stream_shadow_push(s, s->pend_n - 1);
         }
         if (st == RSC_STEP_COSTLY && m->out_at < 0) {
             /* no run it may join with a costly fix in it to rewind to: taken at once, as the batch run does */
@@ -366,19 +435,21 @@ static int rsc_stream_take(rsc_stream *s, uint64_t push, double x, double y, dou
             /* the run was not bridged and has a costly fix: it is taken after all (the outliers before it stay
              * outliers), and the fixes after it and this fix are scored again (as the batch run rewinds) */
             size_t base;
-            if (!rsc_stream_unpend(s, (size_t)rsc_outliers_rewind(m), &base)) return RSC_ENOMEM;
+            int r = rsc_stream_unpend(s, (size_t)rsc_outliers_rewind(m), &base);
+            if (r != RSC_OK) return r;
             s->fix_n--;
-            int r = rsc_stream_replay(s, base);
+            r = rsc_stream_replay(s, base);
             if (r != RSC_OK) return r;
             return rsc_stream_take(s, push, x, y, time, course, speed, accuracy);
         }
         /* the chain ends before this fix; the outliers before it (as the batch run does) and then the fix start the
          * next one */
         size_t replay = s->pend_n, base;
-        if (!rsc_stream_unpend(s, 0, &base)) return RSC_ENOMEM;
+        int r = rsc_stream_unpend(s, 0, &base);
+        if (r != RSC_OK) return r;
         rsc_stream_end_chain(s);
         s->fix_n = 0;
-        int r = rsc_stream_replay(s, base);
+        r = rsc_stream_replay(s, base);
         if (r != RSC_OK) return r;
         if (replay > 0) return rsc_stream_take(s, push, x, y, time, course, speed, accuracy);
         s->x[0] = x; s->y[0] = y; s->t[0] = time;
@@ -406,7 +477,7 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
 int rsc_stream_result(const rsc_stream *s, int32_t lag, rsc_stream_answer *out) {
     if (!s || !out || lag < 0 || lag > s->max_lag || (uint64_t)lag >= s->pushed) return RSC_EINVAL;
     const rsc_stream_slot *slot = &s->ring[(s->pushed - 1 - (uint64_t)lag) % ((uint64_t)s->max_lag + 1)];
-    rsc_stream_answer_of(s, slot, 1, out);
+    rsc_stream_answer_of(s, slot, lag, 1, out);
     return RSC_OK;
 }
 
@@ -416,7 +487,7 @@ size_t rsc_stream_memory(const rsc_stream *s) {
     return m->state_cap * sizeof(rsc_state) + m->layer_cap * sizeof(rsc_layer) + m->entry_cap * sizeof(rsc_entry) +
            m->heap_cap * sizeof(rsc_heap_item) + s->fix_cap * 6 * sizeof(double) +
            ((size_t)s->max_lag + 1) * sizeof(rsc_stream_slot) +
-           (s->pend_cap + s->replay_cap) * sizeof(rsc_stream_pend);
+           (s->pend_cap + s->replay_cap) * sizeof(rsc_stream_pend) + rsc_stream_memory(s->shadow);
 }
 
 size_t rsc_stream_pending(const rsc_stream *s) { return s ? s->pend_n : 0; }

@@ -716,7 +716,9 @@ rs_status rs_stream_matcher_push_fix(rs_stream_matcher *matcher, const rs_fix *f
 
 /* The answer for the fix pushed `lag` fixes before the newest (0: the newest) into *out: status RS_MATCH_MATCHED,
  * RS_MATCH_UNMATCHED (no road near, or an outlier) or RS_MATCH_INVALID_FIX; sub_match is -1 and along NAN (a stream
- * has no sub-matches). Errors: RS_E_INVALID_ARGUMENT when lag > max_lag or fewer fixes were pushed since the last
+ * has no sub-matches). A fix the chain cannot reach is a possible outlier: unmatched at lag 0; while later fixes keep
+ * the run of such fixes open, it is answered at lag >= 1 as that run matched on its own (where the run goes should
+ * the chain end), and it becomes unmatched again if a later fix joins the chain (it was an outlier). Errors: RS_E_INVALID_ARGUMENT when lag > max_lag or fewer fixes were pushed since the last
  * reset. [one thread a time] */
 rs_status rs_stream_matcher_result(rs_stream_matcher *matcher, int32_t lag, rs_matched_fix *out);
 

@@ -216,7 +216,9 @@ typedef struct rsc_stream_answer {
     rsc_match_fix fix;
     double x, y;
 } rsc_stream_answer;
-/* The answer for the fix pushed `lag` fixes before the newest (0: the newest), in *out (the caller's).
+/* The answer for the fix pushed `lag` fixes before the newest (0: the newest), in *out (the caller's). A fix of
+ * the open run of outliers (rsc_stream_pending) is unmatched at lag 0 and, at lag >= 1, answered on a shadow chain
+ * of the run's own fixes (what the run becomes should the chain end; unmatched again when a fix bridges it).
  * RSC_OK (out->fix.arc -1: unmatched), RSC_EINVAL when lag > max_lag or fewer fixes were pushed since the last
  * reset. */
 int rsc_stream_result(const rsc_stream *stream, int32_t lag, rsc_stream_answer *out);

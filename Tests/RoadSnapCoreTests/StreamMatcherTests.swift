@@ -129,6 +129,48 @@ import RoadSnapFormats
         #expect(differing.isEmpty, "\(differing.count) of \(compared): \(differing.prefix(5))")
     }
 
+    /// A run of outliers still open (the outlier window: the chain may yet resume) has no answer at lag 0, and at lags
+    /// 1-10 the answer of the run matched as a chain of its own: what the batch run over the same window gives it (at
+    /// its end, the batch run replays an open run into a sub-match of its own). The drive cut at fix 120 and joined
+    /// to its fixes 700 on a second later: unreachable from the chain, the fixes after the jump stay a run for up to
+    /// the window's 120 s. Before the run had its own chain, each of its fixes stayed unanswered at every lag.
+    @Test func anOpenRunOfOutliersIsAnsweredAsItsOwnChainOnceLaterFixesCame() throws {
+        let network = try TestData.bellevue()
+        let graph = try MatchGraph(network: network)
+        let query = try SegmentQuery(index: network.index, capacity: 256)
+        let engine = try MatchEngine(graph: graph, query: query)
+        let a = try Self.localDrive(network, range: 0..<120), b = try Self.localDrive(network, range: 700..<800)
+        let x = a.x + b.x, y = a.y + b.y
+        let t = a.t + b.t.indices.map { (a.t.last ?? 0) + Double($0 + 1) }
+        let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters.engine, maxLag: 10,
+                                     routeBonus: 0)
+        var open = 0, compared = 0, differing: [String] = []
+        for i in x.indices {
+            try stream.push(x: x[i], y: y[i], time: t[i])
+            let run = stream.pendingOutliers
+            guard i >= 120, run > 0 else { continue }
+            open += 1
+            #expect(try #require(stream.result(lag: 0)).fix.arc < 0, "fix \(i): a possible outlier has no answer at lag 0")
+            _ = try engine.run(parameters: Self.parameters.engine, x: Array(x[...i]), y: Array(y[...i]),
+                               time: Array(t[...i]), course: nil, speed: nil)
+            let batch = engine.fixes
+            for lag in stride(from: 1, through: min(10, run - 1), by: 1) {
+                let f = batch[i - lag]
+                // the newest layer's held fixes are placed ahead (onlineAtLagEqualsBatchOverTheSameWindow)
+                if f.held, !batch[(i - lag)...].contains(where: { $0.arc >= 0 && !$0.held }) { continue }
+                compared += 1
+                let online = try #require(stream.result(lag: lag)).fix
+                if online.arc != f.arc || f.arc < 0 || abs(online.offset - f.offset) > 1e-9 || online.held != f.held {
+                    differing.append("fix \(i - lag) at \(i) lag \(lag): online \(online.arc)@\(online.offset) batch \(f.arc)@\(f.offset)")
+                }
+            }
+        }
+        #expect(open > 50, "the run stayed open for \(open) pushes")
+        #expect(compared > 300)
+        let differ = differing.count
+        #expect(differ == 0, "\(differ) of \(compared): \(differing.prefix(5))")
+    }
+
     /// The outlier window (`MatchParameters.outlierWindow`) online: track 43's drift off a motorway (the
     /// `kubicka-cuts/k043-drift` fixture, 221 fixes at 1 s), where dozens of fixes in a row are unreachable and the
     /// chain resumes on the motorway. While such a run is open the batch run, at its track's end, replays it into a
