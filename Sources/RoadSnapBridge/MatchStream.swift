@@ -73,6 +73,6 @@ public final class MatchStream {
     /// Bytes held in the stream's growable buffers (stays flat on an endless drive).
     public var memoryBytes: Int { Int(rsc_stream_memory(handle)) }
 
-    /// Fixes at the end of the stream held as possible outliers (unanswered until a later fix settles them).
+    /// Fixes at the end of the stream held as possible outliers (unanswered at lag 0 until a later fix settles them).
     public var pendingOutliers: Int { Int(rsc_stream_pending(handle)) }
 }

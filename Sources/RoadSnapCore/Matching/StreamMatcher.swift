@@ -127,7 +127,8 @@ public final class StreamMatcher {
     /// Bytes held by the stream's growable buffers.
     public var memoryBytes: Int { stream.memoryBytes }
 
-    /// Fixes at the end of the stream held as possible outliers: unreachable from the chain, unanswered until a later
-    /// fix bridges them (they were outliers) or ends the chain (the car went elsewhere). 0 once a fix is scored.
+    /// Fixes at the end of the stream held as possible outliers: unreachable from the chain, unanswered at lag 0 (at
+    /// lag >= 1 answered as the run would go on its own) until a later fix bridges them (they were outliers) or ends
+    /// the chain (the car went elsewhere). 0 once a fix is scored.
     public var pendingOutliers: Int { stream.pendingOutliers }
 }
