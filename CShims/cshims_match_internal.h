@@ -320,6 +320,10 @@ RSC_HIDDEN int rsc_commit(rsc_matcher *m, size_t f, int count);
 /* match_viterbi.c: ends the current sub-match at its last layer: backtracks, writes per-fix results (held fixes
  * too), the path and the statistics. 0 on out of memory. */
 RSC_HIDDEN int rsc_finalize(rsc_matcher *m, int32_t sub_index);
+/* match_viterbi.c: after the whole track, takes back the sub-matches off the road (params off_road: their fixes lie
+ * that many sigmas from the road on average, and they hold fewer than half the matched fixes): their fixes are
+ * unmatched, the others renumbered and their paths moved up. Returns how many were taken back. */
+RSC_HIDDEN int rsc_drop_off_road(rsc_matcher *m);
 /* Batch runs: drops the states of the current sub-match no chain from its newest layer passes through, once the state
  * buffer is three quarters full (match_prune.c); results are unchanged. Returns 0 when out of memory. */
 RSC_HIDDEN int rsc_prune_states(rsc_matcher *m);

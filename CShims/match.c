@@ -372,6 +372,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
         rsc_outliers_clear(m);
     }
     if (!rsc_finalize(m, (int32_t)m->sub_n)) return RSC_ENOMEM;
+    rsc_drop_off_road(m);
     rsc_trim_states(m);
     return (int)m->sub_n;
 }

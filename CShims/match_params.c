@@ -51,6 +51,7 @@ int rsc_match_params_check(const rsc_match_params *p, char *message, size_t size
     RSC_RANGE(p->outlier_penalty, "outlier penalty", 0, 0, 10000, "log units");
     RSC_RANGE(p->outlier_window, "outlier window", 0, 0, 3600, "seconds");
     RSC_RANGE(p->turn_cost, "turn cost", 0, 0, 1000, "metres per 180 degrees");
+    RSC_RANGE(p->off_road, "off-road distance", 0, 0, 1000, "sigmas");
 #undef RSC_RANGE
     return RSC_OK;
 }

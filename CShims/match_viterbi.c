@@ -53,7 +53,7 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
     rsc_match_sub *sub = &m->subs[m->sub_n++];
     memset(sub, 0, sizeof *sub);
     sub->path_start = (int32_t)m->path_n;
-    double dist_sum = 0;
+    double dist_sum = 0, sigmas_sum = 0;
     for (size_t k = len; k-- > 0;) {
         const rsc_state *s = &m->states[m->chain[k]];
         rsc_match_fix *fx = &m->fixes[s->fix];
@@ -62,6 +62,7 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         fx->offset = s->offset;
         fx->distance = s->distance;
         dist_sum += s->distance;
+        sigmas_sum += s->distance / rsc_fix_sigma(m, (size_t)s->fix);
         if (k == len - 1) {
             sub->first_fix = s->fix;
             if (!rsc_path_push(m, s->arc)) return 0;
@@ -126,12 +127,14 @@ int rsc_finalize(rsc_matcher *m, int32_t sub_index) {
         fx->sub = sub_index;
         fx->path_index = m->fixes[on_next ? next->fix : s->fix].path_index;
         dist_sum += fx->distance;
+        sigmas_sum += fx->distance / rsc_fix_sigma(m, (size_t)f);
     }
     const rsc_state *end = &m->states[m->chain[0]];
     sub->last_fix = end->fix;
     if (m->held_n > 0 && m->held_fix[m->held_n - 1] > sub->last_fix) sub->last_fix = m->held_fix[m->held_n - 1];
     sub->matched_fixes = (int32_t)(len + m->held_n);
     sub->mean_distance = dist_sum / (double)(len + m->held_n);
+    sub->mean_sigmas = sigmas_sum / (double)(len + m->held_n);
     m->held_n = 0;
     sub->path_count = (int32_t)(m->path_n - (size_t)sub->path_start);
     rsc_path_step *final_step = &m->path[m->path_n - 1];
@@ -157,4 +160,43 @@ int rsc_commit(rsc_matcher *m, size_t f, int count) {
     m->last_drop = 0;
     m->state_n += (size_t)count;
     return 1;
+}
+
+int rsc_drop_off_road(rsc_matcher *m) {
+    double limit = m->p->off_road;
+    if (!(limit > 0) || m->sub_n == 0) return 0;
+    int64_t total = 0;
+    for (size_t k = 0; k < m->sub_n; k++) total += m->subs[k].matched_fixes;
+    size_t kept = 0, path_w = 0;
+    int dropped = 0;
+    for (size_t k = 0; k < m->sub_n; k++) {
+        rsc_match_sub sub = m->subs[k];
+        int off = sub.mean_sigmas >= limit && 2 * (int64_t)sub.matched_fixes < total;
+        for (int32_t f = sub.first_fix; f <= sub.last_fix; f++) {
+            rsc_match_fix *fx = &m->fixes[f];
+            if (fx->sub != (int32_t)k) continue;
+            if (off) {
+                fx->arc = -1;
+                fx->path_index = -1;
+                fx->offset = NAN;
+                fx->distance = NAN;
+                fx->held = 0;
+                fx->sub = -1;
+            } else {
+                fx->sub = (int32_t)kept;
+            }
+        }
+        if (off) {
+            dropped++;
+            continue;
+        }
+        if (path_w != (size_t)sub.path_start)
+            memmove(&m->path[path_w], &m->path[sub.path_start], (size_t)sub.path_count * sizeof *m->path);
+        sub.path_start = (int32_t)path_w;
+        path_w += (size_t)sub.path_count;
+        m->subs[kept++] = sub;
+    }
+    m->sub_n = kept;
+    m->path_n = path_w;
+    return dropped;
 }

@@ -117,6 +117,11 @@ typedef struct rsc_match_params {
                               * on, or along the straightest, is free; turning off a road that goes on is not. Of
                               * two routes about as long, the one going straight on wins (0: turns are free; needs
                               * the graph's arc directions, and applies only on a graph without arc speeds) */
+    double off_road;         /* sigmas: a sub-match whose fixes lie on average at least this far from the road
+                              * matched, each in its own sigma (rsc_fix_sigma), and that holds fewer than half the
+                              * track's matched fixes, is left unmatched (rsc_matcher_run): fixes off the map (a car
+                              * park, a walk) that strayed within the radius of a road, not a road driven; a track
+                              * matched mostly that far keeps its match (a poor receiver or a shifted map) (0: never) */
 } rsc_match_params;
 
 /* The one validation of the parameters (CLI, Swift and C API all go through it, and rsc_matcher_run): every value
@@ -148,6 +153,7 @@ typedef struct rsc_match_sub {
     double great_circle;            /* sum of straight distances between consecutive matched fixes */
     double deviation;               /* sum over transitions of |route - great circle| */
     double mean_distance;           /* mean fix-to-road distance */
+    double mean_sigmas;             /* mean fix-to-road distance, each in its fix's own sigma (rsc_fix_sigma) */
 } rsc_match_sub;
 
 /* One step of a matched path: metres `from` .. `to` along `arc` (from its tail). */

@@ -9,14 +9,14 @@ package struct MatchEngineParameters: Hashable, Sendable {
     package var headingSigma, minHeadingSpeed, beam, betaPerSecond: Double
     package var maxOutliers: Int32
     package var disconnectMargin, minFixDistance, jointInterval, jointBeam, recoveryRadius, outlierPenalty: Double
-    package var outlierWindow, turnCost: Double
+    package var outlierWindow, turnCost, offRoad: Double
 
     package init(sigma: Double, huber: Double, beta: Double, radius: Double, maxCandidates: Int32,
                  distanceFactor: Double, searchFloor: Double, maxSpeed: Double, maxGap: Double, gapMinSpeed: Double,
                  uturnPenalty: Double, backwardTolerance: Double, headingSigma: Double, minHeadingSpeed: Double,
                  beam: Double, betaPerSecond: Double, maxOutliers: Int32, disconnectMargin: Double,
                  minFixDistance: Double, jointInterval: Double, jointBeam: Double, recoveryRadius: Double,
-                 outlierPenalty: Double, outlierWindow: Double, turnCost: Double)
+                 outlierPenalty: Double, outlierWindow: Double, turnCost: Double, offRoad: Double)
     {
         self.sigma = sigma; self.huber = huber; self.beta = beta; self.radius = radius
         self.maxCandidates = maxCandidates; self.distanceFactor = distanceFactor; self.searchFloor = searchFloor
@@ -26,7 +26,7 @@ package struct MatchEngineParameters: Hashable, Sendable {
         self.betaPerSecond = betaPerSecond; self.maxOutliers = maxOutliers; self.disconnectMargin = disconnectMargin
         self.minFixDistance = minFixDistance; self.jointInterval = jointInterval; self.jointBeam = jointBeam
         self.recoveryRadius = recoveryRadius; self.outlierPenalty = outlierPenalty
-        self.outlierWindow = outlierWindow; self.turnCost = turnCost
+        self.outlierWindow = outlierWindow; self.turnCost = turnCost; self.offRoad = offRoad
     }
 
     /// Every value finite and within its lower and upper bound (`rsc_match_params_check`); the failure names the
@@ -47,7 +47,7 @@ package struct MatchEngineParameters: Hashable, Sendable {
                          max_outliers: maxOutliers, disconnect_margin: disconnectMargin,
                          min_fix_distance: minFixDistance, joint_interval: jointInterval, joint_beam: jointBeam,
                          recovery_radius: recoveryRadius, outlier_penalty: outlierPenalty,
-                         outlier_window: outlierWindow, turn_cost: turnCost)
+                         outlier_window: outlierWindow, turn_cost: turnCost, off_road: offRoad)
     }
 }
 

@@ -88,6 +88,13 @@ public struct MatchParameters: Hashable, Sendable {
     /// have speeds the quickest-path rule picks between such routes, and turn costs on top of it measured worse.
     /// 0: turns are free. See docs/matching.md (fourteenth round).
     public var turnCost: Double = 20
+    /// Sigmas: a sub-match whose fixes lie on average at least this far from the road matched (each fix in its own
+    /// sigma, its accuracy when larger) and that holds fewer than half the track's matched fixes is left unmatched:
+    /// fixes off the map (a car park, a walk off the road) that strayed within the radius of a road, not a road
+    /// driven. A track matched mostly that far keeps its match (a poor receiver, a shifted map, a sigma given too
+    /// small). On the 70 Kubicka tracks the sub-matches of roads driven lie at most 2.7 sigmas from them on average
+    /// and those off the map 4.7 and more (docs/matching.md, fifteenth round). 0: never.
+    public var offRoadSigmas: Double = 4
 
     public init() {}
 
@@ -125,6 +132,6 @@ public struct MatchParameters: Hashable, Sendable {
                               minFixDistance: minFixDistance ?? max(2 * sigma, 6 * sigma - 24),
                               jointInterval: jointSearchInterval, jointBeam: jointSearchBeam,
                               recoveryRadius: recoveryRadius, outlierPenalty: outlierPenalty,
-                              outlierWindow: outlierWindow, turnCost: turnCost)
+                              outlierWindow: outlierWindow, turnCost: turnCost, offRoad: offRoadSigmas)
     }
 }
