@@ -96,28 +96,25 @@ def main():
     print(f"no noise: {clean} reroutes, arrived {arrived}")
     print("| noise (m, 1 sigma per axis) | reroutes per replay (seeds 1..%d) | mean | extra over no noise |" % a.seeds)
     print("|---:|---|---:|---:|")
+
+    def replays(tmp, label, make_copy):
+        """Reroutes per replay over the seeds, each replay of a copy that make_copy(seed, path) writes."""
+        counts = []
+        for seed in range(1, a.seeds + 1):
+            path = os.path.join(tmp, f"{label.replace(' ', '_')}_{seed}.csv")
+            make_copy(seed, path)
+            n, arrived = reroutes(a.binary, a.map, path, destination)
+            if arrived != 1:
+                print(f"  {label} seed {seed}: arrived {arrived} times", file=sys.stderr)
+            counts.append(n)
+        return counts, sum(counts) / len(counts)
+
     with tempfile.TemporaryDirectory() as tmp:
         for sigma in [float(s) for s in a.sigmas.split(",")]:
-            counts = []
-            for seed in range(1, a.seeds + 1):
-                path = os.path.join(tmp, f"n{sigma}_{seed}.csv")
-                noisy_copy(rows, sigma, seed, path)
-                n, arrived = reroutes(a.binary, a.map, path, destination)
-                if arrived != 1:
-                    print(f"  sigma {sigma} seed {seed}: arrived {arrived} times", file=sys.stderr)
-                counts.append(n)
-            mean = sum(counts) / len(counts)
+            counts, mean = replays(tmp, f"sigma {sigma:g}", lambda seed, path: noisy_copy(rows, sigma, seed, path))
             print(f"| {sigma:g} | {', '.join(map(str, counts))} | {mean:.1f} | {mean - clean:+.1f} |")
         if a.bursts:
-            counts = []
-            for seed in range(1, a.seeds + 1):
-                path = os.path.join(tmp, f"bursts_{seed}.csv")
-                bursty_copy(rows, seed, path)
-                n, arrived = reroutes(a.binary, a.map, path, destination)
-                if arrived != 1:
-                    print(f"  bursts seed {seed}: arrived {arrived} times", file=sys.stderr)
-                counts.append(n)
-            mean = sum(counts) / len(counts)
+            counts, mean = replays(tmp, "bursts", lambda seed, path: bursty_copy(rows, seed, path))
             print(f"| 5, correlated, with bursts | {', '.join(map(str, counts))} | {mean:.1f} | {mean - clean:+.1f} |")
 
 

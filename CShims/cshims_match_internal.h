@@ -173,6 +173,16 @@ static inline int rsc_grow(void **buf, size_t *cap, size_t need, size_t size) {
 }
 #define RSC_GROW(ptr, cap, need) rsc_grow((void **)&(ptr), &(cap), (need), sizeof *(ptr))
 
+/* Sets a fix's result to unmatched (no arc, sub-match or path step; NaN offset and distance; not held). */
+static inline void rsc_fix_unmatched(rsc_match_fix *fx) {
+    fx->arc = -1;
+    fx->sub = -1;
+    fx->path_index = -1;
+    fx->offset = NAN;
+    fx->distance = NAN;
+    fx->held = 0;
+}
+
 /* The offset along `arc` (metres from its tail) of a point `edge_offset` metres along its edge: arc 2e runs the way
  * edge e is drawn, arc 2e + 1 against it. */
 static inline double rsc_arc_offset(int32_t arc, double arc_length, double edge_offset) {
@@ -322,8 +332,8 @@ RSC_HIDDEN int rsc_commit(rsc_matcher *m, size_t f, int count);
 RSC_HIDDEN int rsc_finalize(rsc_matcher *m, int32_t sub_index);
 /* match_viterbi.c: after the whole track, takes back the sub-matches off the road (params off_road: their fixes lie
  * that many sigmas from the road on average, and they hold fewer than half the matched fixes): their fixes are
- * unmatched, the others renumbered and their paths moved up. Returns how many were taken back. */
-RSC_HIDDEN int rsc_drop_off_road(rsc_matcher *m);
+ * unmatched, the others renumbered and their paths moved up. */
+RSC_HIDDEN void rsc_drop_off_road(rsc_matcher *m);
 /* Batch runs: drops the states of the current sub-match no chain from its newest layer passes through, once the state
  * buffer is three quarters full (match_prune.c); results are unchanged. Returns 0 when out of memory. */
 RSC_HIDDEN int rsc_prune_states(rsc_matcher *m);

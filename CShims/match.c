@@ -281,14 +281,7 @@ int rsc_matcher_run(rsc_matcher *m, const rsc_match_params *p, size_t n, const d
     m->x = x; m->y = y; m->t = time; m->course = course; m->speed = speed; m->accuracy = accuracy; m->n = n;
     m->stride = stride;
     if (!RSC_GROW(m->fixes, m->fix_cap, n ? n : 1)) return RSC_ENOMEM;
-    for (size_t i = 0; i < n; i++) {
-        m->fixes[i].arc = -1;
-        m->fixes[i].sub = -1;
-        m->fixes[i].path_index = -1;
-        m->fixes[i].offset = NAN;
-        m->fixes[i].distance = NAN;
-        m->fixes[i].held = 0;
-    }
+    for (size_t i = 0; i < n; i++) rsc_fix_unmatched(&m->fixes[i]);
     m->sub_n = 0;
     m->path_n = 0;
     m->prune_count = 0;

@@ -39,12 +39,7 @@ struct rsc_stream {
 };
 
 static void rsc_stream_unmatched(rsc_stream_answer *a) {
-    a->fix.arc = -1;
-    a->fix.sub = -1;
-    a->fix.path_index = -1;
-    a->fix.held = 0;
-    a->fix.offset = NAN;
-    a->fix.distance = NAN;
+    rsc_fix_unmatched(&a->fix);
     a->x = NAN;
     a->y = NAN;
 }

@@ -162,34 +162,22 @@ int rsc_commit(rsc_matcher *m, size_t f, int count) {
     return 1;
 }
 
-int rsc_drop_off_road(rsc_matcher *m) {
+void rsc_drop_off_road(rsc_matcher *m) {
     double limit = m->p->off_road;
-    if (!(limit > 0) || m->sub_n == 0) return 0;
+    if (!(limit > 0)) return;
     int64_t total = 0;
     for (size_t k = 0; k < m->sub_n; k++) total += m->subs[k].matched_fixes;
     size_t kept = 0, path_w = 0;
-    int dropped = 0;
     for (size_t k = 0; k < m->sub_n; k++) {
         rsc_match_sub sub = m->subs[k];
         int off = sub.mean_sigmas >= limit && 2 * (int64_t)sub.matched_fixes < total;
         for (int32_t f = sub.first_fix; f <= sub.last_fix; f++) {
             rsc_match_fix *fx = &m->fixes[f];
             if (fx->sub != (int32_t)k) continue;
-            if (off) {
-                fx->arc = -1;
-                fx->path_index = -1;
-                fx->offset = NAN;
-                fx->distance = NAN;
-                fx->held = 0;
-                fx->sub = -1;
-            } else {
-                fx->sub = (int32_t)kept;
-            }
+            if (off) rsc_fix_unmatched(fx);
+            else fx->sub = (int32_t)kept;
         }
-        if (off) {
-            dropped++;
-            continue;
-        }
+        if (off) continue;
         if (path_w != (size_t)sub.path_start)
             memmove(&m->path[path_w], &m->path[sub.path_start], (size_t)sub.path_count * sizeof *m->path);
         sub.path_start = (int32_t)path_w;
@@ -198,5 +186,4 @@ int rsc_drop_off_road(rsc_matcher *m) {
     }
     m->sub_n = kept;
     m->path_n = path_w;
-    return dropped;
 }

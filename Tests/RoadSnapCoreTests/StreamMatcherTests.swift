@@ -25,6 +25,14 @@ import RoadSnapFormats
         return (x, y, fixes.map { $0.time ?? .nan })
     }
 
+    /// The drive's fixes 0..<120, then its fixes `later` from a second after fix 119 on: a jump no route can make.
+    static func driveWithAJump(_ network: RoadNetwork, to later: Range<Int>) throws
+        -> (x: [Double], y: [Double], t: [Double])
+    {
+        let a = try localDrive(network, range: 0..<120), b = try localDrive(network, range: later)
+        return (a.x + b.x, a.y + b.y, a.t + b.t.indices.map { (a.t.last ?? 0) + Double($0 + 1) })
+    }
+
     /// Online at lag L = the batch answer for the same fix over the same window (the fixes pushed so far), for every
     /// fix of a 400-fix cut (past many cut-backs of the stream's window), lags 0, 2, 5, 10. The one exception: a fix
     /// held by the window's newest layer, which the batch run (its chain ending there) leaves at the layer's point and
@@ -97,9 +105,7 @@ import RoadSnapFormats
         let graph = try MatchGraph(network: network)
         let query = try SegmentQuery(index: network.index, capacity: 256)
         let engine = try MatchEngine(graph: graph, query: query)
-        let a = try Self.localDrive(network, range: 0..<120), b = try Self.localDrive(network, range: 700..<760)
-        let x = a.x + b.x, y = a.y + b.y
-        let t = a.t + b.t.indices.map { (a.t.last ?? 0) + Double($0 + 1) }
+        let (x, y, t) = try Self.driveWithAJump(network, to: 700..<760)
         let stream = try MatchStream(graph: graph, query: query, parameters: parameters.engine, maxLag: 10, routeBonus: 0)
         var compared = 0, differing: [String] = []
         for i in x.indices {
@@ -139,9 +145,7 @@ import RoadSnapFormats
         let graph = try MatchGraph(network: network)
         let query = try SegmentQuery(index: network.index, capacity: 256)
         let engine = try MatchEngine(graph: graph, query: query)
-        let a = try Self.localDrive(network, range: 0..<120), b = try Self.localDrive(network, range: 700..<800)
-        let x = a.x + b.x, y = a.y + b.y
-        let t = a.t + b.t.indices.map { (a.t.last ?? 0) + Double($0 + 1) }
+        let (x, y, t) = try Self.driveWithAJump(network, to: 700..<800)
         let stream = try MatchStream(graph: graph, query: query, parameters: Self.parameters.engine, maxLag: 10,
                                      routeBonus: 0)
         var open = 0, compared = 0, differing: [String] = []
