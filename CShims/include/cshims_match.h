@@ -231,8 +231,17 @@ int rsc_stream_result(const rsc_stream *stream, int32_t lag, rsc_stream_answer *
 /* Arcs of the current route (favoured by route_bonus); n = 0 clears it. Applies from the next push. RSC_OK or
  * RSC_EINVAL (NULL, or an arc out of range). */
 int rsc_stream_set_route(rsc_stream *stream, const int32_t *arcs, size_t n);
-/* Forgets every fix and state (after a reroute or a long gap); the route stays. */
+/* Forgets every fix and state (after a reroute or a long gap); the route stays, and so does the noise estimate. */
 void rsc_stream_reset(rsc_stream *stream);
+/* Raises sigma to the feed's own estimate as fixes arrive (`on` != 0), as the batch run raises it to a track's:
+ * 1.4826 x the median distance of a fix to its nearest road within the radius given (over every fourth fix pushed,
+ * the older ones fading after ~16,000 samples; from the 64th sample on, taken again every 16), when that is larger
+ * than the sigma given, and the radius to 5 of those sigmas; the minimum fix distance stays as given. Kept across
+ * rsc_stream_reset (it is the receiver's). 0: the values given, as made. A nearest-road search per fourth push (its
+ * failure is the push's). RSC_OK, RSC_EINVAL (NULL, a shadow) or RSC_ENOMEM. */
+int rsc_stream_raise_sigma(rsc_stream *stream, int on);
+/* The sigma the stream matches with now (the one given, or raised by rsc_stream_raise_sigma); NaN for NULL. */
+double rsc_stream_sigma(const rsc_stream *stream);
 /* Bytes the stream holds in its growable buffers (for soak tests: stays flat on an endless drive). */
 size_t rsc_stream_memory(const rsc_stream *stream);
 /* Fixes at the end of the stream held as possible outliers: unreachable from the chain (up to max_outliers or the

@@ -18,8 +18,9 @@ public final class MatchStream {
     public let maxLag: Int
 
     /// `parameters` are checked (`MatchEngineParameters.check`); `maxLag` 0...1024; `routeBonus` finite, >= 0.
+    /// `raiseSigma`: sigma (and the radius) raised to the feed's own estimate as fixes arrive (`rsc_stream_raise_sigma`).
     package init(graph: MatchGraph, query: SegmentQuery, parameters: MatchEngineParameters, maxLag: Int,
-                 routeBonus: Double) throws(NativeFailure)
+                 routeBonus: Double, raiseSigma: Bool = false) throws(NativeFailure)
     {
         try parameters.check()
         guard (0...1024).contains(maxLag) else { throw .invalidArgument("lag must be in [0, 1024] fixes, got \(maxLag)") }
@@ -28,6 +29,10 @@ public final class MatchStream {
         }
         var raw = parameters.raw
         guard let h = rsc_stream_create(graph.handle, query.handle, &raw, Int32(maxLag), routeBonus) else {
+            throw .internalError("could not create a match stream (out of memory)")
+        }
+        if raiseSigma, rsc_stream_raise_sigma(h, 1) != RSC_OK {
+            rsc_stream_destroy(h)
             throw .internalError("could not create a match stream (out of memory)")
         }
         handle = h
@@ -72,6 +77,9 @@ public final class MatchStream {
 
     /// Bytes held in the stream's growable buffers (stays flat on an endless drive).
     public var memoryBytes: Int { Int(rsc_stream_memory(handle)) }
+
+    /// The sigma the stream matches with now: the one given, or raised to the feed's own estimate (`raiseSigma`).
+    public var sigma: Double { rsc_stream_sigma(handle) }
 
     /// Fixes at the end of the stream held as possible outliers (unanswered at lag 0 until a later fix settles them).
     public var pendingOutliers: Int { Int(rsc_stream_pending(handle)) }

@@ -33,6 +33,36 @@ import RoadSnapFormats
         return (a.x + b.x, a.y + b.y, a.t + b.t.indices.map { (a.t.last ?? 0) + Double($0 + 1) })
     }
 
+    /// With `raiseSigmaToTrack` (the default) a feed noisier than sigma raises the stream's sigma, as fixes arrive, to
+    /// about the batch run's estimate for the whole track, and the stream then agrees with the batch run (which raises
+    /// its own) far better than a stream keeping the sigma given; the sample drive with 12 m of seeded noise.
+    @Test func aNoisyFeedRaisesTheStreamsSigmaAsTheBatchRunRaisesItsOwn() throws {
+        let network = try TestData.bellevue()
+        let graph = try MatchGraph(network: network)
+        let noisy = MatchingKubickaTests.noisy(try TrackReader.read(path: TestData.bellevueDrive), sigma: 12, seed: 5)
+        let batch = try MapMatcher(network: network, graph: graph).match(noisy)
+        #expect(batch.parameters.sigma > 2 * MatchParameters().sigma, "\(batch.parameters.sigma)")
+        var fixed = MatchParameters()
+        fixed.raiseSigmaToTrack = false
+        var agreement: [Double] = [], sigmas: [Double] = []
+        for parameters in [MatchParameters(), fixed] {
+            let stream = try StreamMatcher(network: network, graph: graph, parameters: parameters, maxLag: 5)
+            var same = 0, total = 0
+            for (i, f) in noisy.fixes.enumerated() {
+                try stream.push(f)
+                guard i >= 5, let b = batch.fixes[i - 5] else { continue }
+                total += 1
+                if stream.result(lag: 5)?.arc == 2 * b.edge + (b.forward ? 0 : 1) { same += 1 }
+            }
+            agreement.append(Double(same) / Double(max(1, total)))
+            sigmas.append(stream.sigma)
+        }
+        #expect(abs(sigmas[0] - batch.parameters.sigma) < 0.2 * batch.parameters.sigma,
+                "stream \(sigmas[0]) m, batch \(batch.parameters.sigma) m")
+        #expect(sigmas[1] == MatchParameters().sigma)
+        #expect(agreement[0] > agreement[1] + 0.03, "lag-5 agreement raised \(agreement[0]), as given \(agreement[1])")
+    }
+
     /// Online at lag L = the batch answer for the same fix over the same window (the fixes pushed so far), for every
     /// fix of a 400-fix cut (past many cut-backs of the stream's window), lags 0, 2, 5, 10. The one exception: a fix
     /// held by the window's newest layer, which the batch run (its chain ending there) leaves at the layer's point and

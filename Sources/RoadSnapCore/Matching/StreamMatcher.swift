@@ -34,9 +34,10 @@ public final class StreamMatcher {
     public let parameters: MatchParameters
     let stream: MatchStream
 
-    /// `graph` defaults to a new one (share one between threads); `parameters` as for `MapMatcher` (sigma is used as
-    /// given: a live feed has no whole track to estimate it from); `routeBonus` log units of emission for the route's
-    /// arcs.
+    /// `graph` defaults to a new one (share one between threads); `parameters` as for `MapMatcher`: with
+    /// `raiseSigmaToTrack` (the default) sigma and the radius are raised to the feed's own estimate as fixes arrive
+    /// (the batch run's rule over the fixes pushed so far, from every fourth fix; kept across `reset`), otherwise used
+    /// as given; `routeBonus` log units of emission for the route's arcs.
     public init(network: RoadNetwork, graph: MatchGraph? = nil, parameters: MatchParameters = MatchParameters(),
                 maxLag: Int = 5, routeBonus: Double = 2) throws(RoadSnapError)
     {
@@ -49,7 +50,7 @@ public final class StreamMatcher {
         self.query = query
         stream = try native { () throws(NativeFailure) in
             try MatchStream(graph: graph, query: query, parameters: parameters.engine, maxLag: maxLag,
-                            routeBonus: routeBonus)
+                            routeBonus: routeBonus, raiseSigma: parameters.raiseSigmaToTrack)
         }
         self.parameters = parameters
     }
@@ -123,6 +124,10 @@ public final class StreamMatcher {
 
     /// Forgets every fix (after a reroute or a long gap); the route stays.
     public func reset() { stream.reset() }
+
+    /// The sigma (metres) the stream matches with now: `parameters.sigma`, or the feed's own estimate once that is
+    /// larger (`raiseSigmaToTrack`; the radius is then 5 of these sigmas at least).
+    public var sigma: Double { stream.sigma }
 
     /// Bytes held by the stream's growable buffers.
     public var memoryBytes: Int { stream.memoryBytes }

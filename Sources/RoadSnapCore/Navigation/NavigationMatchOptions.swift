@@ -1,6 +1,5 @@
 /// How a navigation session matches its raw fixes to the road network: the matching engine's parameters (the same
-/// engine and parameters as `MapMatcher` and `StreamMatcher`; sigma is used as given, a live feed has no whole track
-/// to estimate it from), the lag, and the bonus of the guided route's arcs.
+/// engine and parameters as `MapMatcher` and `StreamMatcher`), the lag, and the bonus of the guided route's arcs.
 public struct NavigationMatchOptions: Hashable, Sendable {
     /// The engine's parameters; `maxGap` (seconds) also restarts matching after a longer gap between fixes.
     public var parameters: MatchParameters
@@ -10,7 +9,17 @@ public struct NavigationMatchOptions: Hashable, Sendable {
     /// Log units of emission added to the arcs of the leg being guided.
     public var routeBonus: Double
 
-    public init(parameters: MatchParameters = MatchParameters(), lag: Int = 0, routeBonus: Double = 2) {
+    /// The engine's defaults but sigma kept as given (`raiseSigmaToTrack` off): raising it to the feed's own estimate,
+    /// as `StreamMatcher` does by default, took the sample drive guided with 10 m of noise per axis from 18.2 to 17.5
+    /// reroutes but with 20 m from 20.5 to 22.8 (`Benchmarks/noisy_guidance.py`, docs/navigation.md).
+    public static var defaultParameters: MatchParameters {
+        var p = MatchParameters()
+        p.raiseSigmaToTrack = false
+        return p
+    }
+
+    public init(parameters: MatchParameters = NavigationMatchOptions.defaultParameters, lag: Int = 0,
+                routeBonus: Double = 2) {
         self.parameters = parameters
         self.lag = lag
         self.routeBonus = routeBonus
