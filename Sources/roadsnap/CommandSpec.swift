@@ -108,7 +108,8 @@ enum CommandSpecs {
 
     static let match = CommandSpec(
         name: "match", summary: "Map-match recorded tracks with a hidden Markov model (one output per track).",
-        synopsis: "--map MAP [--sigma M|auto] [--beta B] [--radius M] [--candidates N] "
+        synopsis: "--map MAP [--sigma M|auto] [--beta B] [--radius M] [--candidates N] [--max-gap S] "
+            + "[--min-fix-distance M] [--max-outliers N] [--outlier-window S] [--off-road SIGMAS] "
             + "[--format geojson|csv|gpx|osrm|html] [--out DIR] [--jobs N] [--list FILE] TRACK|DIR... (- reads stdin)\n"
             + "       roadsnap match --map MAP --input ndjson [--format ndjson] [--geometry polyline6|polyline|coordinates] "
             + "[--per-fix yes|no] [--jobs N] < tracks.ndjson   (one track per line, docs/streaming.md)",
@@ -117,6 +118,13 @@ enum CommandSpecs {
                 Flag("beta", "B", "transition scale in metres (route vs straight-line distance)"),
                 Flag("radius", "M", "candidate search radius in metres"),
                 Flag("candidates", "N", "most candidates kept per fix"),
+                Flag("max-gap", "S", "split a track at a longer time gap with little progress (seconds; 0: never; default 60)"),
+                Flag("min-fix-distance", "M",
+                     "hold fixes closer than this to the last one scored (metres; default 2 sigma, more on dense noisy tracks)"),
+                Flag("max-outliers", "N", "unreachable fixes in a row dropped before a track splits (default 2)"),
+                Flag("outlier-window", "S", "seconds a run of unreachable fixes may stay outliers (0: max-outliers alone; default 120)"),
+                Flag("off-road", "SIGMAS",
+                     "leave unmatched a minor sub-match lying on average this far off its road (0: never; default 4)"),
                 Flag("format", "geojson|csv|gpx|osrm|html|ndjson",
                      "output format (default geojson; html: a page with the picture; ndjson with --input ndjson)"),
                 Flag("input", "ndjson", "read tracks from standard input, one JSON object per line (streaming mode)"),

@@ -59,6 +59,11 @@ enum MatchCommand {
         params.beta = try opts.double("beta", default: params.beta)
         params.radius = try opts.double("radius", default: params.radius)
         params.maxCandidates = try opts.int("candidates", default: params.maxCandidates)
+        params.maxGap = try opts.double("max-gap", default: params.maxGap)
+        if opts.string("min-fix-distance") != nil { params.minFixDistance = try opts.double("min-fix-distance", default: 0) }
+        params.maxOutliers = try opts.int("max-outliers", default: params.maxOutliers)
+        params.outlierWindow = try opts.double("outlier-window", default: params.outlierWindow)
+        params.offRoadSigmas = try opts.double("off-road", default: params.offRoadSigmas)
         try params.validate()
         if opts.string("input") != nil || opts.string("format") == "ndjson" {
             return try MatchStreamCommand.run(opts: opts, mapPath: mapPath, params: params, autoSigma: autoSigma)

@@ -119,4 +119,49 @@ import Testing
         #expect(listed.out.hasPrefix(byPath.out))
         #expect(listed.err.contains("tracks: 2 done, 0 failed"), "\(listed.err)")
     }
+
+    /// The flags beyond sigma, beta, radius and candidates reach the engine: the sample drive with 20 fixes cut out and
+    /// the rest 2,000 s later (a slow gap: a few hundred metres in half an hour) splits by default and is bridged with
+    /// `--max-gap 0`; `--off-road 0` keeps it whole; a `--min-fix-distance` of 300 m holds most fixes, which then lie on
+    /// the path between the scored ones; out-of-range values are refused by the engine's one validation.
+    @Test func gapHoldOutlierAndOffRoadFlagsReachTheEngine() throws {
+        let root = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let lines = try String(contentsOfFile: TestData.bellevueDrive, encoding: .utf8)
+            .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        let iso = ISO8601DateFormatter()
+        var rows = ["time,lat,lon"]
+        for (k, line) in lines.dropFirst().enumerated() where k < 300 || (320..<600).contains(k) {
+            let f = line.split(separator: ",")
+            let t = try #require(iso.date(from: String(f[0]))).timeIntervalSince1970 + (k >= 320 ? 2000 : 0)
+            rows.append("\(t),\(f[1]),\(f[2])")
+        }
+        let track = root.appendingPathComponent("gap.csv")
+        try rows.joined(separator: "\n").write(to: track, atomically: true, encoding: .utf8)
+        func subMatches(_ args: [String]) throws -> Int {
+            let r = try Self.match(args + [track.path])
+            #expect(r.status == 0, "\(r.err)")
+            let doc = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
+            let features = try #require(doc?["features"] as? [[String: Any]])
+            return features.filter { ($0["geometry"] as? [String: Any])?["type"] as? String == "LineString" }.count
+        }
+        #expect(try subMatches([]) == 2)
+        #expect(try subMatches(["--max-gap", "0"]) == 1)
+        #expect(try subMatches(["--max-gap", "0", "--off-road", "0", "--max-outliers", "0", "--outlier-window", "0"]) == 1)
+        let scored = try Self.match(["--format", "csv", track.path]), held = try Self.match(["--format", "csv",
+                                                                                               "--min-fix-distance", "300", track.path])
+        #expect(scored.status == 0 && held.status == 0)
+        let rowsScored = scored.out.split(separator: "\n"), rowsHeld = held.out.split(separator: "\n")
+        #expect(rowsScored.count == rowsHeld.count && rowsScored.count == rows.count)
+        let moved = zip(rowsScored, rowsHeld).filter { $0 != $1 }.count
+        #expect(moved > rows.count / 2, "\(moved) of \(rows.count) rows changed")
+        for (flag, value, message) in [("--max-outliers", "-1", "max outliers must be in [0, 100000] fixes, got -1"),
+                                       ("--outlier-window", "4000", "outlier window must be in [0, 3600] seconds, got 4000"),
+                                       ("--off-road", "-2", "off-road distance must be in [0, 1000] sigmas, got -2"),
+                                       ("--max-gap", "nan", "--max-gap expects a number, got 'nan'"),
+                                       ("--min-fix-distance", "-5", "minimum fix distance must be in [0, 100000] metres, got -5")] {
+            let r = try Self.match([flag, value, track.path])
+            #expect(r.status == 2 && r.err.contains(message), "\(flag) \(value): \(r.err)")
+        }
+    }
 }
