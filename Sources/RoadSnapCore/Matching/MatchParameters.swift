@@ -4,8 +4,9 @@ import RoadSnapBridge
 public struct MatchParameters: Hashable, Sendable {
     /// GPS error standard deviation of the Gaussian emission.
     public var sigma: Double = 4.07
-    /// Raise sigma to the track's own estimate (1.4826 × median nearest-road distance, from up to ~128 of its fixes)
-    /// when that is larger: a noisy track is not forced through detours. Off: sigma is used as given.
+    /// Raise sigma to the track's own estimate (1.4826 × median nearest-road distance, from up to ~128 of its fixes;
+    /// for `StreamMatcher`, from the fixes pushed so far) when that is larger: a noisy track is not forced through
+    /// detours. Off: sigma is used as given.
     public var raiseSigmaToTrack: Bool = true
     /// Take sigma from each track (`MapMatcher.estimateSigma`: 1.4826 × median nearest-road distance over all its
     /// fixes) instead of the value given: `roadsnap match --sigma auto`, the C API's `estimate_sigma`.

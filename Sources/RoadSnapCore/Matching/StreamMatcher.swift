@@ -122,7 +122,7 @@ public final class StreamMatcher {
         try native { () throws(NativeFailure) in try stream.setRoute(arcs: arcs) }
     }
 
-    /// Forgets every fix (after a reroute or a long gap); the route stays.
+    /// Forgets every fix (after a reroute or a long gap); the route and the noise estimate stay.
     public func reset() { stream.reset() }
 
     /// The sigma (metres) the stream matches with now: `parameters.sigma`, or the feed's own estimate once that is
