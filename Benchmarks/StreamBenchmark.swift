@@ -1,3 +1,4 @@
+import Foundation
 import RoadSnapCore
 import RoadSnapFormats
 
@@ -11,7 +12,8 @@ import Glibc
 /// `tracks=DIR`, every Kubicka track under DIR (the dataset's own folders, `DIR/NNNNNNNN/NNNNNNNN.track` with its
 /// `.nodes` and `.arcs`, not kubicka.py's converted ones), with the lag-5 misses by kind; then throughput on the sample drive, one thread, CPU time: the stream
 /// (push + the lag-0 answer per fix), the batch matcher and a plain per-fix snap in the same run. `nosample` skips the
-/// sample drive; `quick` times fewer iterations; `soak=N` pushes N fixes (the drive replayed with shifting times) and
+/// sample drive; `synth=FILE [synthmap=MAP]` adds the peers' synthetic tracks by noise level (held out, see
+/// `synthAgreement`); `quick` times fewer iterations; `soak=N` pushes N fixes (the drive replayed with shifting times) and
 /// prints the stream's buffer bytes and the process RSS at the start and the end; `hold=M` gives both runs a minimum
 /// fix distance of M metres (default: 2 sigma for the stream, derived from the track for the batch's second row).
 enum StreamBenchmark {
@@ -65,13 +67,16 @@ enum StreamBenchmark {
 
     /// Agreement with the batch run, the stream given the defaults (as a live feed runs) and, second, the parameters
     /// the batch run derived from the whole track (its sigma, radius and minimum fix distance).
-    static func agreement(network: RoadNetwork, track: Track, parameters: MatchParameters) throws
-        -> (defaults: Agreement, derived: Agreement)
+    static func agreement(network: RoadNetwork, graph: MatchGraph? = nil, track: Track, parameters: MatchParameters,
+                          streamRaisesSigma: Bool? = nil) throws -> (defaults: Agreement, derived: Agreement)
     {
-        let batch = try MapMatcher(network: network, parameters: parameters).match(track)
+        let batch = try MapMatcher(network: network, graph: graph, parameters: parameters).match(track)
         var out: [Agreement] = []
-        for streamParameters in [parameters, batch.parameters] {
-            let stream = try StreamMatcher(network: network, parameters: streamParameters, maxLag: lags.max() ?? 0)
+        var streamDefaults = parameters
+        if let streamRaisesSigma { streamDefaults.raiseSigmaToTrack = streamRaisesSigma }
+        for streamParameters in [streamDefaults, batch.parameters] {
+            let stream = try StreamMatcher(network: network, graph: graph, parameters: streamParameters,
+                                           maxLag: lags.max() ?? 0)
             var a = Agreement()
             var lastScored = -1
             for (i, f) in track.fixes.enumerated() {
@@ -104,6 +109,37 @@ enum StreamBenchmark {
             out.append(a)
         }
         return (out[0], out[1])
+    }
+
+    /// `synth=FILE [synthmap=MAP]`: agreement on the peers' synthetic tracks (`match_peers.py synth`, JSON with
+    /// `tracks[].points` as [lon, lat, time] and `meta.sigma_m`; not used for tuning), by noise level, the stream
+    /// raising sigma to the feed's own estimate (the default) and keeping it as given, against the same batch run.
+    static func synthAgreement(path: String, map: String, parameters: MatchParameters) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let doc = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let tracks = doc["tracks"] as? [[String: Any]]
+        else { throw RoadSnapError.invalidArgument("\(path): no tracks[]") }
+        let network = try MapLoader.load(path: map)
+        let graph = try MatchGraph(network: network)
+        var bySigma: [Double: (raised: Agreement, given: Agreement, tracks: Int)] = [:]
+        for t in tracks {
+            guard let points = t["points"] as? [[Double]], let meta = t["meta"] as? [String: Any],
+                  let sigma = meta["sigma_m"] as? Double
+            else { continue }
+            let fixes = points.filter { $0.count >= 3 }.map {
+                Fix(coordinate: GeoCoordinate(uncheckedLatitude: $0[1], longitude: $0[0]), time: $0[2])
+            }
+            let track = Track(name: t["id"] as? String ?? "synth", fixes: fixes)
+            let raised = try agreement(network: network, graph: graph, track: track, parameters: parameters).defaults
+            let given = try agreement(network: network, graph: graph, track: track, parameters: parameters,
+                                      streamRaisesSigma: false).defaults
+            let old = bySigma[sigma] ?? (Agreement(), Agreement(), 0)
+            bySigma[sigma] = (old.raised + raised, old.given + given, old.tracks + 1)
+        }
+        for (sigma, a) in bySigma.sorted(by: { $0.key < $1.key }) {
+            print("agreement, synthetic tracks, \(fmt(sigma, 0, width: 0)) m noise (\(a.tracks) tracks), sigma raised: \(a.raised.text)")
+            print("agreement, synthetic tracks, \(fmt(sigma, 0, width: 0)) m noise (\(a.tracks) tracks), sigma as given: \(a.given.text)")
+        }
     }
 
     static func rssKilobytes() -> Int {
@@ -145,6 +181,11 @@ enum StreamBenchmark {
             print("agreement, \(dirs.count) Kubicka tracks, batch's parameters: \(derived.text)")
             print("lag-5 misses, Kubicka tracks, defaults, share of fixes: \(total.missText)")
             print("Kubicka tracks, defaults: \(total.extraText)")
+        }
+        if let synth = args.first(where: { $0.hasPrefix("synth=") }).map({ String($0.dropFirst(6)) }) {
+            try synthAgreement(path: synth, map: args.first(where: { $0.hasPrefix("synthmap=") }).map {
+                String($0.dropFirst(9))
+            } ?? repoPath("../shared/data/graphhopper_mapmatching/osm/andorra.osm.pbf"), parameters: parameters)
         }
         if let soak = args.first(where: { $0.hasPrefix("soak=") }).flatMap({ Int($0.dropFirst(5)) }) {
             let stream = try StreamMatcher(network: sample, parameters: parameters, maxLag: 10)
