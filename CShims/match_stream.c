@@ -42,11 +42,11 @@ struct rsc_stream {
     rsc_match_params given;
 };
 
-/* The feed's noise estimate (rsc_stream_raise_sigma): every RSC_NEAR_STRIDE-th pushed fix's distance to its nearest
- * road within the radius given (a search per fix costs about a sixth of a push; every fourth gives the same agreement
- * on the 70 Kubicka tracks), counted in bins of RSC_NEAR_BIN metres (the last bin holds everything beyond), halved
- * once they hold RSC_NEAR_HALF, so an endless drive's estimate follows its recent hours. */
-enum { RSC_NEAR_STRIDE = 4, RSC_NEAR_BINS = 512, RSC_NEAR_HALF = 1 << 14, RSC_NEAR_MIN = 64, RSC_NEAR_EVERY = 16 };
+/* The feed's noise estimate (rsc_stream_raise_sigma): each scored fix's distance to its nearest road within the radius
+ * given (its layer's nearest candidate: no search of its own), counted in bins of RSC_NEAR_BIN metres (the last bin
+ * holds everything beyond), halved once they hold RSC_NEAR_HALF, so an endless drive's estimate follows its recent
+ * hours. */
+enum { RSC_NEAR_BINS = 512, RSC_NEAR_HALF = 1 << 14, RSC_NEAR_MIN = 64, RSC_NEAR_EVERY = 16 };
 #define RSC_NEAR_BIN 0.125
 struct rsc_stream_noise {
     uint32_t bin[RSC_NEAR_BINS];
@@ -82,27 +82,27 @@ static void rsc_stream_take_sigma(rsc_stream *s) {
     }
 }
 
-/* Adds one pushed fix's nearest-road distance to the estimate; takes sigma again every RSC_NEAR_EVERY samples. RSC_OK
- * or the candidate search's failure. */
-static int rsc_stream_observe(rsc_stream *s, double x, double y) {
+/* Adds the newest layer's nearest candidate (the fix just scored) to the estimate when it lies within the radius
+ * given; takes sigma again every RSC_NEAR_EVERY samples. */
+static void rsc_stream_observe(rsc_stream *s) {
     struct rsc_stream_noise *z = s->noise;
-    if (!isfinite(x) || !isfinite(y)) return RSC_OK;
-    rsc_candidate c;
-    int k = rsc_query_candidates(s->m->query, x, y, s->given.radius, 1, &c, 1);
-    if (k < 0) return k;
-    if (k == 1 && c.distance >= 0) {
-        double b = c.distance / RSC_NEAR_BIN;
-        z->bin[b < RSC_NEAR_BINS - 1 ? (size_t)b : RSC_NEAR_BINS - 1]++;
-        if (++z->n >= RSC_NEAR_HALF) {
-            z->n = 0;
-            for (size_t i = 0; i < RSC_NEAR_BINS; i++) z->n += (z->bin[i] >>= 1);
-        }
+    const rsc_matcher *m = s->m;
+    if (m->layer_n == 0) return;
+    const rsc_layer *layer = &m->layers[m->layer_n - 1];
+    double near = INFINITY;
+    for (int32_t j = 0; j < layer->count; j++)
+        if (m->states[layer->start + j].distance < near) near = m->states[layer->start + j].distance;
+    if (!(near <= s->given.radius)) return;
+    double b = near / RSC_NEAR_BIN;
+    z->bin[b < RSC_NEAR_BINS - 1 ? (size_t)b : RSC_NEAR_BINS - 1]++;
+    if (++z->n >= RSC_NEAR_HALF) {
+        z->n = 0;
+        for (size_t i = 0; i < RSC_NEAR_BINS; i++) z->n += (z->bin[i] >>= 1);
     }
     if (++z->since >= RSC_NEAR_EVERY) {
         z->since = 0;
         rsc_stream_take_sigma(s);
     }
-    return RSC_OK;
 }
 
 static void rsc_stream_unmatched(rsc_stream_answer *a) {
@@ -548,9 +548,9 @@ int rsc_stream_push(rsc_stream *s, double x, double y, double time, double cours
     slot->x = x;
     slot->y = y;
     rsc_stream_unmatched(&slot->answer);
-    int r = s->noise && s->pushed % RSC_NEAR_STRIDE == 0 ? rsc_stream_observe(s, x, y) : RSC_OK;
-    if (r == RSC_OK) r = rsc_stream_take(s, s->pushed - 1, x, y, time, course, speed, accuracy);
+    int r = rsc_stream_take(s, s->pushed - 1, x, y, time, course, speed, accuracy);
     if (r != RSC_OK) rsc_stream_reset(s);
+    else if (s->noise && slot->kind == RSC_SLOT_SCORED) rsc_stream_observe(s);
     return r;
 }
 

@@ -706,7 +706,7 @@ typedef struct rs_stream_matcher rs_stream_matcher;
 
 /* A streaming matcher on a map: options as for rs_matcher_create (NULL: defaults; estimate_sigma is refused, a live
  * feed has no whole track to estimate from; a sigma left 0 is raised to the feed's own estimate as fixes arrive, by
- * the same rule over the fixes pushed so far), answers up to max_lag (0..1024) fixes back. Errors:
+ * the same rule over the fixes scored so far), answers up to max_lag (0..1024) fixes back. Errors:
  * RS_E_INVALID_ARGUMENT for an option out of range. Creating is [thread-safe]; each stream is [one thread a time]. */
 rs_status rs_stream_matcher_create(const rs_map *map, const rs_match_options *options, int32_t max_lag,
                                    rs_stream_matcher **out_matcher);

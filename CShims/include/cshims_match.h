@@ -234,11 +234,11 @@ int rsc_stream_set_route(rsc_stream *stream, const int32_t *arcs, size_t n);
 /* Forgets every fix and state (after a reroute or a long gap); the route stays, and so does the noise estimate. */
 void rsc_stream_reset(rsc_stream *stream);
 /* Raises sigma to the feed's own estimate as fixes arrive (`on` != 0), as the batch run raises it to a track's:
- * 1.4826 x the median distance of a fix to its nearest road within the radius given (over every fourth fix pushed,
- * the older ones fading after ~16,000 samples; from the 64th sample on, taken again every 16), when that is larger
- * than the sigma given, and the radius to 5 of those sigmas; the minimum fix distance stays as given. Kept across
- * rsc_stream_reset (it is the receiver's). 0: the values given, as made. A nearest-road search per fourth push (its
- * failure is the push's). RSC_OK, RSC_EINVAL (NULL, a shadow) or RSC_ENOMEM. */
+ * 1.4826 x the median distance of a fix to its nearest road within the radius given (over the fixes scored, each
+ * layer's nearest candidate, the older ones fading after ~16,000; from the 64th on, taken again every 16), when that
+ * is larger than the sigma given, and the radius to 5 of those sigmas; the minimum fix distance stays as given. Kept
+ * across rsc_stream_reset (it is the receiver's). 0: the values given, as made. No search of its own. RSC_OK,
+ * RSC_EINVAL (NULL, a shadow) or RSC_ENOMEM. */
 int rsc_stream_raise_sigma(rsc_stream *stream, int on);
 /* The sigma the stream matches with now (the one given, or raised by rsc_stream_raise_sigma); NaN for NULL. */
 double rsc_stream_sigma(const rsc_stream *stream);

@@ -5,7 +5,7 @@ public struct MatchParameters: Hashable, Sendable {
     /// GPS error standard deviation of the Gaussian emission.
     public var sigma: Double = 4.07
     /// Raise sigma to the track's own estimate (1.4826 × median nearest-road distance, from up to ~128 of its fixes;
-    /// for `StreamMatcher`, from the fixes pushed so far) when that is larger: a noisy track is not forced through
+    /// for `StreamMatcher`, from the fixes scored so far) when that is larger: a noisy track is not forced through
     /// detours. Off: sigma is used as given.
     public var raiseSigmaToTrack: Bool = true
     /// Take sigma from each track (`MapMatcher.estimateSigma`: 1.4826 × median nearest-road distance over all its

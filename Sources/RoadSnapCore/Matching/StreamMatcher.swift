@@ -36,8 +36,8 @@ public final class StreamMatcher {
 
     /// `graph` defaults to a new one (share one between threads); `parameters` as for `MapMatcher`: with
     /// `raiseSigmaToTrack` (the default) sigma and the radius are raised to the feed's own estimate as fixes arrive
-    /// (the batch run's rule over the fixes pushed so far, from every fourth fix; kept across `reset`), otherwise used
-    /// as given; `routeBonus` log units of emission for the route's arcs.
+    /// (the batch run's rule over the fixes scored so far; kept across `reset`), otherwise used as given; `routeBonus`
+    /// log units of emission for the route's arcs.
     public init(network: RoadNetwork, graph: MatchGraph? = nil, parameters: MatchParameters = MatchParameters(),
                 maxLag: Int = 5, routeBonus: Double = 2) throws(RoadSnapError)
     {
