@@ -13,7 +13,7 @@ import Glibc
 /// `.nodes` and `.arcs`, not kubicka.py's converted ones), with the lag-5 misses by kind; then throughput on the sample drive, one thread, CPU time: the stream
 /// (push + the lag-0 answer per fix), the batch matcher and a plain per-fix snap in the same run. `nosample` skips the
 /// sample drive; `synth=FILE [synthmap=MAP]` adds the peers' synthetic tracks by noise level (held out, see
-/// `synthAgreement`); `quick` times fewer iterations; `soak=N` pushes N fixes (the drive replayed with shifting times) and
+/// `synthAgreement`, with the share of answers on the true route); `quick` times fewer iterations; `soak=N` pushes N fixes (the drive replayed with shifting times) and
 /// prints the stream's buffer bytes and the process RSS at the start and the end; `hold=M` gives both runs a minimum
 /// fix distance of M metres (default: 2 sigma for the stream, derived from the track for the batch's second row).
 enum StreamBenchmark {
@@ -122,6 +122,9 @@ enum StreamBenchmark {
         let network = try MapLoader.load(path: map)
         let graph = try MatchGraph(network: network)
         var bySigma: [Double: (raised: Agreement, given: Agreement, tracks: Int)] = [:]
+        // metres from the true route (the track's `truth.geometry`) of the batch run's matched points and of the lag-5
+        // answers of the stream raising sigma and keeping it as given; infinite when a fix is left unanswered
+        var errors: [Double: (batch: [Double], raised: [Double], given: [Double])] = [:]
         for t in tracks {
             guard let points = t["points"] as? [[Double]], let meta = t["meta"] as? [String: Any],
                   let sigma = meta["sigma_m"] as? Double
@@ -135,10 +138,52 @@ enum StreamBenchmark {
                                       streamRaisesSigma: false).defaults
             let old = bySigma[sigma] ?? (Agreement(), Agreement(), 0)
             bySigma[sigma] = (old.raised + raised, old.given + given, old.tracks + 1)
+            if let line = (t["truth"] as? [String: Any])?["geometry"] as? [[Double]], line.count >= 2 {
+                // metres from the true route (the truth's polyline), in a local equirectangular frame
+                let lat0 = line[0][1] * .pi / 180, kx = 111_320 * cos(lat0), ky = 111_320.0
+                let xs = line.map { $0[0] * kx }, ys = line.map { $0[1] * ky }
+                func metres(_ c: GeoCoordinate) -> Double {
+                    let px = c.longitude * kx, py = c.latitude * ky
+                    var best = Double.infinity
+                    for j in 1..<xs.count {
+                        let ax = xs[j - 1], ay = ys[j - 1], dx = xs[j] - ax, dy = ys[j] - ay
+                        let l2 = dx * dx + dy * dy
+                        let u = l2 > 0 ? min(1, max(0, ((px - ax) * dx + (py - ay) * dy) / l2)) : 0
+                        let ex = ax + u * dx - px, ey = ay + u * dy - py
+                        best = min(best, ex * ex + ey * ey)
+                    }
+                    return best.squareRoot()
+                }
+                var e = errors[sigma] ?? ([], [], [])
+                let batch = try MapMatcher(network: network, graph: graph, parameters: parameters).match(track)
+                for m in batch.fixes { e.batch.append(m.map { metres($0.coordinate) } ?? .infinity) }
+                for raise in [true, false] {
+                    var p = parameters
+                    p.raiseSigmaToTrack = raise
+                    let stream = try StreamMatcher(network: network, graph: graph, parameters: p, maxLag: 5)
+                    for (k, f) in fixes.enumerated() {
+                        try stream.push(f)
+                        guard k >= 5 else { continue }
+                        let d = stream.result(lag: 5).map { metres($0.coordinate) } ?? .infinity
+                        if raise { e.raised.append(d) } else { e.given.append(d) }
+                    }
+                }
+                errors[sigma] = e
+            }
         }
         for (sigma, a) in bySigma.sorted(by: { $0.key < $1.key }) {
             print("agreement, synthetic tracks, \(fmt(sigma, 0, width: 0)) m noise (\(a.tracks) tracks), sigma raised: \(a.raised.text)")
             print("agreement, synthetic tracks, \(fmt(sigma, 0, width: 0)) m noise (\(a.tracks) tracks), sigma as given: \(a.given.text)")
+        }
+        func onRoute(_ v: [Double]) -> String {
+            let within = Double(v.filter { $0 <= 3 }.count), answered = Double(v.filter(\.isFinite).count)
+            return "\(fmt(100 * within / Double(max(1, v.count)), 2, width: 0)) % on it, "
+                + "\(fmt(100 * (answered - within) / Double(max(1, v.count)), 2, width: 0)) % off it"
+        }
+        for (sigma, e) in errors.sorted(by: { $0.key < $1.key }) {
+            print("within 3 m of the true route, \(fmt(sigma, 0, width: 0)) m noise: batch \(onRoute(e.batch)); "
+                  + "stream lag 5, sigma raised \(onRoute(e.raised)); sigma as given \(onRoute(e.given)) "
+                  + "(the rest unanswered)")
         }
     }
 
