@@ -65,12 +65,14 @@ enum StreamBenchmark {
         }
     }
 
-    /// Agreement with the batch run, the stream given the defaults (as a live feed runs) and, second, the parameters
-    /// the batch run derived from the whole track (its sigma, radius and minimum fix distance).
+    /// Agreement with the batch run (`batch`, when the caller has it already), the stream given the defaults (as a live
+    /// feed runs) and, second, the parameters the batch run derived from the whole track (its sigma, radius and minimum
+    /// fix distance).
     static func agreement(network: RoadNetwork, graph: MatchGraph? = nil, track: Track, parameters: MatchParameters,
-                          streamRaisesSigma: Bool? = nil) throws -> (defaults: Agreement, derived: Agreement)
+                          batch given: MatchResult? = nil, streamRaisesSigma: Bool? = nil) throws
+        -> (defaults: Agreement, derived: Agreement)
     {
-        let batch = try MapMatcher(network: network, graph: graph, parameters: parameters).match(track)
+        let batch = try given ?? MapMatcher(network: network, graph: graph, parameters: parameters).match(track)
         var out: [Agreement] = []
         var streamDefaults = parameters
         if let streamRaisesSigma { streamDefaults.raiseSigmaToTrack = streamRaisesSigma }
@@ -133,9 +135,11 @@ enum StreamBenchmark {
                 Fix(coordinate: GeoCoordinate(uncheckedLatitude: $0[1], longitude: $0[0]), time: $0[2])
             }
             let track = Track(name: t["id"] as? String ?? "synth", fixes: fixes)
-            let raised = try agreement(network: network, graph: graph, track: track, parameters: parameters).defaults
+            let batch = try MapMatcher(network: network, graph: graph, parameters: parameters).match(track)
+            let raised = try agreement(network: network, graph: graph, track: track, parameters: parameters,
+                                       batch: batch).defaults
             let given = try agreement(network: network, graph: graph, track: track, parameters: parameters,
-                                      streamRaisesSigma: false).defaults
+                                      batch: batch, streamRaisesSigma: false).defaults
             let old = bySigma[sigma] ?? (Agreement(), Agreement(), 0)
             bySigma[sigma] = (old.raised + raised, old.given + given, old.tracks + 1)
             if let line = (t["truth"] as? [String: Any])?["geometry"] as? [[Double]], line.count >= 2 {
@@ -155,7 +159,6 @@ enum StreamBenchmark {
                     return best.squareRoot()
                 }
                 var e = errors[sigma] ?? ([], [], [])
-                let batch = try MapMatcher(network: network, graph: graph, parameters: parameters).match(track)
                 for m in batch.fixes { e.batch.append(m.map { metres($0.coordinate) } ?? .infinity) }
                 for raise in [true, false] {
                     var p = parameters

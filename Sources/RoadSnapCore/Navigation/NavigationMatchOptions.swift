@@ -10,8 +10,8 @@ public struct NavigationMatchOptions: Hashable, Sendable {
     public var routeBonus: Double
 
     /// The engine's defaults but sigma kept as given (`raiseSigmaToTrack` off): raising it to the feed's own estimate,
-    /// as `StreamMatcher` does by default, took the sample drive guided with 10 m of noise per axis from 18.2 to 17.5
-    /// reroutes but with 20 m from 20.5 to 22.8 (`Benchmarks/noisy_guidance.py`, docs/navigation.md).
+    /// as `StreamMatcher` does by default, took the sample drive guided with 10 m of noise per axis from 18.2 to 17.3
+    /// reroutes but with 20 m from 20.5 to 22.8 (`Benchmarks/noisy_guidance.py`, docs/matching-engine.md, Session 23).
     public static var defaultParameters: MatchParameters {
         var p = MatchParameters()
         p.raiseSigmaToTrack = false
